@@ -1,0 +1,3 @@
+module polite
+
+go 1.26.8

@@ -1,0 +1,142 @@
+// Package pace decides how long polite waits before its next request to a host.
+//
+// Every decision takes the current time as an argument; pace never reads a
+// clock, never sleeps and does no I/O. A Pacer holds the state of every host
+// it has seen and is safe for concurrent use. Most callers want Ready (when
+// may the next request to this host start), Begin (one starts now) and
+// Observe (this is how it went).
+package pace
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// FloorSource names where a host's floor comes from.
+type FloorSource string
+
+// The places a floor can come from. The largest floor binds.
+const (
+	FloorDefault     FloorSource = "default"      // --floor
+	FloorHost        FloorSource = "floor-host"   // --floor-host host=DUR
+	FloorCrawlDelay  FloorSource = "crawl-delay"  // robots.txt Crawl-delay
+	FloorRequestRate FloorSource = "request-rate" // robots.txt Request-rate
+	FloorRateLimit   FloorSource = "ratelimit"    // RateLimit / X-RateLimit headers
+)
+
+// Config holds the controller's knobs. The zero value is not useful; start
+// from DefaultConfig.
+type Config struct {
+	Floor      time.Duration // lowest delay ever used (default 0.5s)
+	Start      time.Duration // delay for a host never seen (default 3s)
+	Decrease   time.Duration // additive decrease per success (default 0.25s)
+	Multiplier float64       // multiplicative increase on congestion (default 3)
+	Ceiling    time.Duration // highest delay (default 120s)
+	HalfLife   time.Duration // decay of a stored delay between runs (default 10m)
+
+	MaxRetryAfter time.Duration // a longer Retry-After defers the host (default 10m)
+
+	LowKnee  float64 // latency ratio fast/slow where the delay starts growing (default 1.15)
+	HighKnee float64 // ratio that counts as congestion (default 2.5)
+
+	Jitter float64 // gaps are lengthened by up to this fraction (default 0.1)
+
+	BreakerTrips    int           // consecutive slow responses that trip the breaker (default 4)
+	BreakerCooldown time.Duration // pause after the breaker trips (default 30s)
+}
+
+// DefaultConfig returns the defaults of DESIGN.md.
+func DefaultConfig() Config {
+	return Config{
+		Floor:           500 * time.Millisecond,
+		Start:           3 * time.Second,
+		Decrease:        250 * time.Millisecond,
+		Multiplier:      3,
+		Ceiling:         120 * time.Second,
+		HalfLife:        10 * time.Minute,
+		MaxRetryAfter:   10 * time.Minute,
+		LowKnee:         1.15,
+		HighKnee:        2.5,
+		Jitter:          0.1,
+		BreakerTrips:    4,
+		BreakerCooldown: 30 * time.Second,
+	}
+}
+
+// Validate reports the first knob that makes no sense, naming its flag.
+func (c Config) Validate() error {
+	switch {
+	case c.Floor < 0:
+		return errors.New("--floor must not be negative")
+	case c.Start < 0:
+		return errors.New("--start must not be negative")
+	case c.Decrease < 0:
+		return errors.New("--decrease must not be negative")
+	case c.Multiplier <= 1:
+		return fmt.Errorf("--multiplier must be above 1, got %g", c.Multiplier)
+	case c.Ceiling <= 0:
+		return errors.New("--ceiling must be positive")
+	case c.Floor > c.Ceiling:
+		return fmt.Errorf("--floor %s is above --ceiling %s", c.Floor, c.Ceiling)
+	case c.HalfLife <= 0:
+		return errors.New("--half-life must be positive")
+	case c.MaxRetryAfter < 0:
+		return errors.New("--max-retry-after must not be negative")
+	case c.Jitter < 0 || c.Jitter > 1:
+		return fmt.Errorf("jitter must be within 0..1, got %g", c.Jitter)
+	}
+	return nil
+}
+
+// State is what polite remembers about a host between runs.
+type State struct {
+	Host  string
+	Delay time.Duration // d: the delay as last set
+	SetAt time.Time     // t: when it was set
+
+	Baseline time.Duration // slow EWMA of time to first byte; 0 when unknown
+
+	CongestionDelay time.Duration // delay in force when the last congestion came; 0 if never
+	CongestionAt    time.Time     // when it came
+	LastSignal      string        // "429", "503", "latency", "slow-down", "breaker" or ""
+
+	Floor       time.Duration // the binding floor when the state was taken
+	FloorSource FloorSource
+}
+
+// StateStore keeps host states between runs. store.DB implements it.
+type StateStore interface {
+	Load(host string) (State, bool, error)
+	Save(State) error
+}
+
+// Aged returns the delay a stored state is worth at now:
+// max(floor, d * 0.5^((now - t) / halfLife)).
+func Aged(st State, floor, halfLife time.Duration, now time.Time) time.Duration {
+	panic("TODO")
+}
+
+// Quota is what a server announced through RateLimit or X-RateLimit headers.
+type Quota struct {
+	Limit     int           // requests per window; 0 when not sent
+	Remaining int           // requests left in this window
+	Reset     time.Duration // time until the window resets
+}
+
+// Outcome is how one request to a host went.
+type Outcome struct {
+	Status     int           // HTTP status; 0 for a network error or timeout
+	TTFB       time.Duration // time to first byte
+	RetryAfter time.Duration // from the Retry-After header, relative to now; 0 when none
+	SlowDown   bool          // the body matched --slow-down-pattern
+	Quota      *Quota        // nil when the server sent no rate-limit headers
+}
+
+// Verdict is what an Outcome means for the host.
+type Verdict struct {
+	Congestion bool          // the outcome was a congestion signal (429, 503, latency past the high knee, breaker)
+	Raised     bool          // the delay went up: persist the state now
+	Hold       time.Duration // no request to the host before now+Hold (Retry-After, breaker cooldown)
+	Defer      bool          // Retry-After beyond MaxRetryAfter: leave the host's URLs for the next run
+}
