@@ -1,11 +1,36 @@
 // Package crawltest provides the throttling origin polite is tested,
 // benchmarked and demonstrated against: a net/http handler with a token
 // bucket, a queueing mode, Retry-After, RateLimit headers, flaky and hostile
-// modes, a robots.txt, and counters of everything it was asked.
+// modes, a robots.txt, and counters of everything it was asked. It decides
+// how a polite-or-not crawler is answered, and keeps the evidence.
+//
+// Paths it serves (see Body for the exact bytes):
+//
+//	/robots.txt       Config.Robots (404 when empty), status RobotsStatus;
+//	                  a 3xx RobotsStatus redirects to /robots2.txt
+//	/page/N           HTML page N linking to the next Links pages, when
+//	                  Pages > 0 (404 past the last page)
+//	/status/CODE      that status, 200..599 (429 and 503 with Retry-After: 1)
+//	/redirect/N?to=P  a chain of N 302s ending at the absolute path P
+//	/loop/a, /loop/b  redirect to each other forever
+//	/big/N            N bytes
+//	/gzipbomb/N       gzip-encoded zeros inflating to N bytes
+//	/trickle/N        N bytes, one every 100 ms
+//	/slow/MS          waits MS milliseconds before answering
+//	/weird-headers    garbage Retry-After and RateLimit headers
+//	/softblock        200 with "Please slow down"
+//	anything else     200 text derived from the path
+//
+// The limits (token bucket and queue) apply to every path except
+// /robots.txt and /robots2.txt: a crawler must be able to read the rules
+// before it is judged by them. Config.Latency applies to every path.
 package crawltest
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"time"
 )
 
@@ -14,7 +39,9 @@ import (
 type Config struct {
 	// Token bucket: Rate requests per second with Burst; 0 means unlimited.
 	// A request over the limit gets 429 with Retry-After (RetryAfter, or the
-	// time until the next token when RetryAfter is 0).
+	// time until the next token when RetryAfter is 0), in whole seconds
+	// rounded up and at least 1. A Burst below 1 counts as 1. The bucket
+	// starts full.
 	Rate       float64
 	Burst      int
 	RetryAfter time.Duration
@@ -29,7 +56,8 @@ type Config struct {
 	Latency time.Duration
 
 	// RateLimitHeaders sends RateLimit-Limit/Remaining/Reset (and the
-	// X-RateLimit-* forms) describing the token bucket.
+	// X-RateLimit-* forms) describing the token bucket. It has no effect
+	// when Rate is 0. See rateLimitHeaders for the exact values.
 	RateLimitHeaders bool
 
 	// Robots is the robots.txt body; "" answers 404. RobotsStatus, when not
@@ -45,30 +73,217 @@ type Config struct {
 
 // Stats is what an origin counted.
 type Stats struct {
-	Requests     int            // every request, robots.txt included
-	Robots       int            // requests for /robots.txt
-	ByPath       map[string]int // requests per path (with query)
-	ByStatus     map[int]int    // responses per status
-	Disallowed   int            // requests to paths robots.txt disallows for "*" or any group
-	OverLimit    int            // requests that arrived while the bucket was empty
-	NotModified  int            // 304 answers
-	Conditional  int            // requests carrying If-None-Match or If-Modified-Since
-	BytesServed  int64
-	Times        []time.Time    // arrival time of each request, in order
+	Requests    int            // every request, robots.txt included
+	Robots      int            // requests for /robots.txt (and /robots2.txt)
+	ByPath      map[string]int // requests per path (with query)
+	ByStatus    map[int]int    // responses per status
+	Disallowed  int            // requests to paths robots.txt disallows for "*" or any group
+	OverLimit   int            // requests that arrived while the bucket was empty
+	NotModified int            // 304 answers
+	Conditional int            // requests carrying If-None-Match or If-Modified-Since
+	BytesServed int64
+	Times       []time.Time // arrival time of each request, in order
+
+	QueueFull int // requests refused with 503 because the queue was full
+	Canceled  int // requests whose client went away before the answer was complete
 }
 
-// Origin is a throttling test server handler. It is safe for concurrent use.
-type Origin struct{}
+// Origin is a throttling test server handler. Build it with New; it is safe
+// for concurrent use. Most callers want Serve, then Stats.
+type Origin struct {
+	cfg    Config
+	robots robotsRules
+
+	// now and sleep are the clock; tests replace them. sleep returns
+	// ctx.Err() when ctx ends first.
+	now          func() time.Time
+	sleep        func(ctx context.Context, d time.Duration) error
+	trickleEvery time.Duration
+
+	mu       sync.Mutex
+	stats    Stats
+	tokens   float64   // token bucket level
+	refilled time.Time // when tokens was last brought up to date; zero: full
+	nextFree time.Time // when the queueing server finishes its backlog
+}
 
 // New returns an Origin for cfg.
-func New(cfg Config) *Origin { panic("TODO") }
+func New(cfg Config) *Origin {
+	o := &Origin{
+		cfg:          cfg,
+		robots:       parseRobots(cfg.Robots),
+		now:          time.Now,
+		sleep:        sleepCtx,
+		trickleEvery: 100 * time.Millisecond,
+	}
+	o.stats = Stats{ByPath: map[string]int{}, ByStatus: map[int]int{}}
+	return o
+}
 
-// ServeHTTP serves a request.
-func (o *Origin) ServeHTTP(w http.ResponseWriter, r *http.Request) { panic("TODO") }
+// Serve starts an httptest server for a new Origin on a loopback address.
+// The caller closes the server.
+func Serve(cfg Config) (*Origin, *httptest.Server) {
+	o := New(cfg)
+	return o, httptest.NewServer(o)
+}
+
+// Config returns the configuration the origin was built with.
+func (o *Origin) Config() Config { return o.cfg }
 
 // Stats returns a copy of the counters.
-func (o *Origin) Stats() Stats { panic("TODO") }
+func (o *Origin) Stats() Stats {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.stats
+	s.ByPath = make(map[string]int, len(o.stats.ByPath))
+	for k, v := range o.stats.ByPath {
+		s.ByPath[k] = v
+	}
+	s.ByStatus = make(map[int]int, len(o.stats.ByStatus))
+	for k, v := range o.stats.ByStatus {
+		s.ByStatus[k] = v
+	}
+	s.Times = append([]time.Time(nil), o.stats.Times...)
+	return s
+}
 
-// Body returns the exact body the origin serves for a path (with query),
-// for byte-for-byte checks.
-func Body(path string) []byte { panic("TODO") }
+// Reset zeroes the counters. The token bucket and the queue keep their
+// state: a second run against the same origin meets what the first left.
+func (o *Origin) Reset() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.stats = Stats{ByPath: map[string]int{}, ByStatus: map[int]int{}}
+}
+
+// ServeHTTP serves a request: it counts it, applies the limits, waits
+// as configured and answers from the path.
+func (o *Origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	now := o.now()
+	uri := r.URL.RequestURI()
+	robotsReq := isRobotsPath(r.URL.Path)
+	conditional := r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""
+
+	o.mu.Lock()
+	o.stats.Requests++
+	o.stats.ByPath[uri]++
+	o.stats.Times = append(o.stats.Times, now)
+	if robotsReq {
+		o.stats.Robots++
+	} else if o.disallowed(uri) {
+		o.stats.Disallowed++
+	}
+	if conditional {
+		o.stats.Conditional++
+	}
+	var adm admission
+	if !robotsReq {
+		adm = o.admit(now)
+	}
+	if o.cfg.RateLimitHeaders && o.cfg.Rate > 0 {
+		o.rateLimitHeaders(w.Header(), now)
+	}
+	o.mu.Unlock()
+
+	cw := &countingWriter{ResponseWriter: w, o: o, head: r.Method == http.MethodHead}
+	if adm.status != 0 {
+		refuse(cw, adm)
+		return
+	}
+	ctx := r.Context()
+	if err := o.sleep(ctx, adm.wait+o.cfg.Latency); err != nil {
+		o.canceled()
+		return
+	}
+	rep := o.cfg.route(r.URL)
+	if err := o.sleep(ctx, rep.delay); err != nil {
+		o.canceled()
+		return
+	}
+	if err := o.write(cw, r, rep); err != nil {
+		o.canceled()
+	}
+}
+
+func (o *Origin) canceled() {
+	o.mu.Lock()
+	o.stats.Canceled++
+	o.mu.Unlock()
+}
+
+// disallowed reports whether the robots.txt this origin answers with
+// forbids uri, reading the status as RFC 9309 does: 4xx allows everything,
+// 5xx forbids everything, anything else (2xx, or 3xx to /robots2.txt,
+// which serves the same text) applies the rules. o.mu is held.
+func (o *Origin) disallowed(uri string) bool {
+	switch s := o.cfg.RobotsStatus; {
+	case s >= 400 && s < 500:
+		return false
+	case s >= 500:
+		return true
+	case o.cfg.Robots == "":
+		return false
+	}
+	return o.robots.disallows(uri)
+}
+
+func isRobotsPath(p string) bool { return p == "/robots.txt" || p == "/robots2.txt" }
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// countingWriter counts statuses and body bytes into the origin's stats.
+type countingWriter struct {
+	http.ResponseWriter
+	o    *Origin
+	head bool // HEAD: the body is not sent, so not counted
+}
+
+func (c *countingWriter) WriteHeader(status int) {
+	c.o.mu.Lock()
+	c.o.stats.ByStatus[status]++
+	if status == http.StatusNotModified {
+		c.o.stats.NotModified++
+	}
+	c.o.mu.Unlock()
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	// Count before writing, so that a client that has read the body
+	// already sees it counted; take back what was not written.
+	c.count(len(p))
+	n, err := c.ResponseWriter.Write(p)
+	if n < len(p) {
+		c.count(n - len(p))
+	}
+	return n, err
+}
+
+func (c *countingWriter) count(n int) {
+	if c.head {
+		return
+	}
+	c.o.mu.Lock()
+	c.o.stats.BytesServed += int64(n)
+	c.o.mu.Unlock()
+}
+
+// Flush sends what was written so far.
+func (c *countingWriter) Flush() error {
+	return http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
