@@ -1,6 +1,11 @@
 package store
 
-import "time"
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Run is one crawl run.
 type Run struct {
@@ -13,19 +18,111 @@ type Run struct {
 	Report    []byte // report.json as written; nil while running
 }
 
-// BeginRun records the start of a run of job.
-func (db *DB) BeginRun(job string, at time.Time) (Run, error) { panic("TODO") }
-
-// EndRun records the end of a run.
-func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
-	panic("TODO")
+// BeginRun records the start of a run of job. A zero at means DB.Now.
+func (db *DB) BeginRun(job string, at time.Time) (Run, error) {
+	if at.IsZero() {
+		at = db.now()
+	}
+	tx, err := db.beginWrite("begin run")
+	if err != nil {
+		return Run{}, err
+	}
+	defer tx.Rollback()
+	r := Run{Job: job, StartedAt: fromNanos(toNanos(at))}
+	err = tx.QueryRow(`INSERT INTO runs (job, started_at) VALUES (?, ?) RETURNING id`, job, toNanos(at)).Scan(&r.ID)
+	if err != nil {
+		return Run{}, fmt.Errorf("begin run of %s: %w", job, explain(err))
+	}
+	return r, commit("begin run", tx)
 }
 
-// Runs returns the newest runs first, at most limit (0: all).
-func (db *DB) Runs(limit int) ([]Run, error) { panic("TODO") }
+// EndRun records the end of a run. An unknown id is ErrNotFound. A zero at
+// means DB.Now.
+func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
+	if at.IsZero() {
+		at = db.now()
+	}
+	tx, err := db.beginWrite("end run")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`UPDATE runs SET ended_at = ?, exit_code = ?, summary = ?, report = ? WHERE id = ?`,
+		toNanos(at), exitCode, summary, report, id)
+	if err != nil {
+		return fmt.Errorf("end run %d: %w", id, explain(err))
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("end run %d: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("end run %d: %w", id, ErrNotFound)
+	}
+	return commit("end run", tx)
+}
+
+const runColumns = `id, job, started_at, ended_at, exit_code, summary`
+
+// Runs returns the newest runs first, at most limit (0: all), without
+// their reports.
+func (db *DB) Runs(limit int) ([]Run, error) {
+	tx, err := db.beginRead("list runs")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	q := `SELECT ` + runColumns + `, NULL FROM runs ORDER BY id DESC`
+	args := []any{}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := tx.Query(q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", explain(err))
+	}
+	defer rows.Close()
+	var rs []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", explain(err))
+	}
+	return rs, nil
+}
 
 // GetRun returns one run with its report; ErrNotFound if there is none.
-func (db *DB) GetRun(id int64) (Run, error) { panic("TODO") }
+func (db *DB) GetRun(id int64) (Run, error) {
+	tx, err := db.beginRead("get run")
+	if err != nil {
+		return Run{}, err
+	}
+	defer tx.Rollback()
+	r, err := scanRun(tx.QueryRow(`SELECT `+runColumns+`, report FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("get run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run %d: %w", id, explain(err))
+	}
+	return r, nil
+}
+
+func scanRun(s scanner) (Run, error) {
+	var (
+		r            Run
+		started, end int64
+	)
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
+		return Run{}, err
+	}
+	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	return r, nil
+}
 
 // Fetch is one request polite made, as recorded for the report.
 type Fetch struct {
@@ -44,8 +141,71 @@ type Fetch struct {
 	Delay       time.Duration // the host's delay when the request started
 }
 
-// AddFetches records fetches in one transaction.
-func (db *DB) AddFetches(fs []Fetch) error { panic("TODO") }
+// AddFetches records fetches in one transaction. Each must name a run that
+// BeginRun recorded.
+func (db *DB) AddFetches(fs []Fetch) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	tx, err := db.beginWrite("record fetches")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := addFetches(tx, fs); err != nil {
+		return err
+	}
+	return commit("record fetches", tx)
+}
+
+func addFetches(tx *sql.Tx, fs []Fetch) error {
+	stmt, err := tx.Prepare(`INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
+		bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("record fetches: %w", explain(err))
+	}
+	defer stmt.Close()
+	for _, f := range fs {
+		_, err := stmt.Exec(f.RunID, f.URL, f.Host, f.Status, f.Reason, f.File, f.SHA256,
+			f.Bytes, f.ContentType, toNanos(f.FetchedAt), int64(f.Latency), f.Attempts, int64(f.Delay))
+		if err != nil {
+			return fmt.Errorf("record fetch of %s in run %d: %w", f.URL, f.RunID, explain(err))
+		}
+	}
+	return nil
+}
 
 // Fetches returns the fetches of a run in the order they were made.
-func (db *DB) Fetches(runID int64) ([]Fetch, error) { panic("TODO") }
+func (db *DB) Fetches(runID int64) ([]Fetch, error) {
+	tx, err := db.beginRead("list fetches")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT run_id, url, host, status, reason, file, sha256, bytes,
+		content_type, fetched_at, latency_ns, attempts, delay_ns
+		FROM fetches WHERE run_id = ? ORDER BY fetched_at, id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("list fetches of run %d: %w", runID, explain(err))
+	}
+	defer rows.Close()
+	var fs []Fetch
+	for rows.Next() {
+		var (
+			f                  Fetch
+			at, latency, delay int64
+		)
+		err := rows.Scan(&f.RunID, &f.URL, &f.Host, &f.Status, &f.Reason, &f.File, &f.SHA256, &f.Bytes,
+			&f.ContentType, &at, &latency, &f.Attempts, &delay)
+		if err != nil {
+			return nil, fmt.Errorf("list fetches of run %d: %w", runID, err)
+		}
+		f.FetchedAt, f.Latency, f.Delay = fromNanos(at), time.Duration(latency), time.Duration(delay)
+		fs = append(fs, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list fetches of run %d: %w", runID, explain(err))
+	}
+	return fs, nil
+}

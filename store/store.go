@@ -1,11 +1,28 @@
 // Package store keeps what polite learns and plans in one SQLite file:
 // host pace states, robots.txt copies, runs, fetch records and the frontier
 // of every job. It is the only package that knows SQL.
+//
+// Open a database with Open. A *DB is safe for concurrent use: writes go
+// through one connection, one IMMEDIATE transaction at a time, while reads
+// run beside them on a small pool (WAL mode).
 package store
 
 import (
+	"bytes"
+	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"polite/pace"
 )
@@ -19,7 +36,21 @@ type LockedError struct {
 	Holder Holder
 }
 
-func (e *LockedError) Error() string { panic("TODO") }
+// Error names the holder, e.g. "database is locked by pid 123 on host1
+// (job nightly) since 2026-11-30T10:00:00Z".
+func (e *LockedError) Error() string {
+	h := e.Holder
+	s := fmt.Sprintf("database is locked by pid %d on %s", h.PID, h.Hostname)
+	if h.Job != "" {
+		s += " (job " + h.Job + ")"
+	}
+	if !h.Since.IsZero() {
+		s += " since " + h.Since.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Holder identifies a running crawl.
@@ -30,68 +61,203 @@ type Holder struct {
 	Since    time.Time
 }
 
-// DB is an open polite database. It is safe for concurrent use.
+// DB is an open polite database. It is safe for concurrent use. The zero
+// value is not usable: get one from Open, and Close it when done.
 type DB struct {
 	Now func() time.Time // timestamps; time.Now when nil
+
+	path string
+	w    *sql.DB // one connection; every transaction BEGIN IMMEDIATE
+	r    *sql.DB // a few read-only connections beside the writer
 }
 
 var _ pace.StateStore = (*DB)(nil)
 
+// busyTimeout is how long a connection waits for a lock another process
+// holds before it gives up with SQLITE_BUSY. Tests shorten it.
+var busyTimeout = 5 * time.Second
+
+// sqliteHeader opens every SQLite 3 database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
 // Open opens or creates the database at path (creating its folder), in WAL
 // mode with a busy timeout, and migrates its schema. A file that is not a
 // polite database, or a newer one, is a clear error naming the path.
-func Open(path string) (*DB, error) { panic("TODO") }
+func Open(path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("open db: no path given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("create db folder for %s: %w", path, err)
+	}
+	if err := checkHeader(abs); err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 
-// Close closes the database.
-func (db *DB) Close() error { panic("TODO") }
+	db := &DB{path: path}
+	db.w, err = sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	db.w.SetMaxOpenConns(1)
+	db.w.SetMaxIdleConns(1)
+	db.w.SetConnMaxLifetime(0)
+	if err := db.w.Ping(); err != nil {
+		db.w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, explain(err))
+	}
+	if err := db.migrate(); err != nil {
+		db.w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 
-// Path returns the file the database lives in.
-func (db *DB) Path() string { panic("TODO") }
-
-// --- pace state ---
-
-// Load returns the stored pace state of host.
-func (db *DB) Load(host string) (pace.State, bool, error) { panic("TODO") }
-
-// Save stores a host's pace state at once (one transaction).
-func (db *DB) Save(st pace.State) error { panic("TODO") }
-
-// SaveAll stores many states in one transaction.
-func (db *DB) SaveAll(sts []pace.State) error { panic("TODO") }
-
-// States returns every stored pace state, sorted by host.
-func (db *DB) States() ([]pace.State, error) { panic("TODO") }
-
-// Forget drops what was learned about the hosts (pace state and robots.txt
-// copy) and returns how many hosts were known. No hosts means all of them.
-func (db *DB) Forget(hosts ...string) (int, error) { panic("TODO") }
-
-// --- robots.txt cache ---
-
-// RobotsCopy is a stored robots.txt fetch.
-type RobotsCopy struct {
-	Host      string
-	Status    int
-	Body      []byte
-	FetchedAt time.Time
-	Expires   time.Time
+	db.r, err = sql.Open("sqlite", dsn(abs, false))
+	if err != nil {
+		db.w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	n := min(max(runtime.NumCPU(), 2), 8)
+	db.r.SetMaxOpenConns(n)
+	db.r.SetMaxIdleConns(n)
+	return db, nil
 }
 
-// Robots returns the stored robots.txt copy of host.
-func (db *DB) Robots(host string) (RobotsCopy, bool, error) { panic("TODO") }
+// dsn is the driver's name for the file at abs. The writer begins every
+// transaction IMMEDIATE, so that a transaction that reads before it writes
+// never fails to upgrade its lock; readers are query_only.
+func dsn(abs string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if writer {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "cache_size(-32768)") // 32 MiB: a big frontier's indices
+		q.Add("_pragma", "temp_store(MEMORY)") // statement journals of batched inserts
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String()
+}
 
-// PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c RobotsCopy) error { panic("TODO") }
+// checkHeader refuses a file that exists, is not empty and does not start
+// as a SQLite database does, before SQLite gets to look at it.
+func checkHeader(abs string) error {
+	f, err := os.Open(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a folder, not a database file")
+	}
+	buf := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, buf)
+	if n == 0 && err == io.EOF {
+		return nil // an empty file becomes a new database
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if !bytes.Equal(buf[:n], sqliteHeader) {
+		return errors.New("file is not a database")
+	}
+	return nil
+}
 
-// RobotsCopies returns every stored copy without bodies (for status).
-func (db *DB) RobotsCopies() ([]RobotsCopy, error) { panic("TODO") }
+// explain turns SQLite's terse busy error into one a user can act on;
+// other errors pass unchanged.
+func explain(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return fmt.Errorf("database is busy: another process kept it locked for more than %s: %w", busyTimeout, err)
+	}
+	return err
+}
 
-// --- lock ---
+// Close closes the database.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close db %s: %w", db.path, err)
+	}
+	return nil
+}
 
-// Acquire takes the crawl lock for h. If a live crawl holds it, the error
-// wraps ErrLocked and a *LockedError. A lock whose holder is on this host
-// name and whose pid is gone is taken over.
-func (db *DB) Acquire(h Holder) error { panic("TODO") }
+// Path returns the file the database lives in.
+func (db *DB) Path() string { return db.path }
 
-// Release drops the crawl lock if h holds it.
-func (db *DB) Release(h Holder) error { panic("TODO") }
+// now is the store's clock.
+func (db *DB) now() time.Time {
+	if db.Now != nil {
+		return db.Now()
+	}
+	return time.Now()
+}
+
+// beginWrite starts an IMMEDIATE transaction on the writer.
+func (db *DB) beginWrite(op string) (*sql.Tx, error) {
+	tx, err := db.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, explain(err))
+	}
+	return tx, nil
+}
+
+// beginRead starts a read-only transaction: one consistent snapshot that
+// does not wait for the writer.
+func (db *DB) beginRead(op string) (*sql.Tx, error) {
+	tx, err := db.r.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, explain(err))
+	}
+	return tx, nil
+}
+
+// commit commits tx, naming op if that fails.
+func commit(op string, tx *sql.Tx) error {
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", op, explain(err))
+	}
+	return nil
+}
+
+// Times are stored as INTEGER unix nanoseconds in UTC, the zero time as 0;
+// durations as INTEGER nanoseconds.
+
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

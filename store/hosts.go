@@ -1,0 +1,282 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"polite/pace"
+)
+
+// --- pace state ---
+
+const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source`
+
+// Load returns the stored pace state of host.
+func (db *DB) Load(host string) (pace.State, bool, error) {
+	tx, err := db.beginRead("load pace state")
+	if err != nil {
+		return pace.State{}, false, err
+	}
+	defer tx.Rollback()
+	st, err := scanState(tx.QueryRow(`SELECT `+stateColumns+` FROM host_state WHERE host = ?`, host))
+	if errors.Is(err, sql.ErrNoRows) {
+		return pace.State{}, false, nil
+	}
+	if err != nil {
+		return pace.State{}, false, fmt.Errorf("load pace state %s: %w", host, err)
+	}
+	return st, true, nil
+}
+
+// Save stores a host's pace state at once (one transaction).
+func (db *DB) Save(st pace.State) error {
+	return db.SaveAll([]pace.State{st})
+}
+
+// SaveAll stores many states in one transaction.
+func (db *DB) SaveAll(sts []pace.State) error {
+	if len(sts) == 0 {
+		return nil
+	}
+	tx, err := db.beginWrite("save pace state")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := saveStates(tx, sts); err != nil {
+		return err
+	}
+	return commit("save pace state", tx)
+}
+
+func saveStates(tx *sql.Tx, sts []pace.State) error {
+	stmt, err := tx.Prepare(`INSERT INTO host_state (` + stateColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (host) DO UPDATE SET
+			delay_ns = excluded.delay_ns, set_at = excluded.set_at,
+			baseline_ns = excluded.baseline_ns,
+			congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
+			last_signal = excluded.last_signal,
+			floor_ns = excluded.floor_ns, floor_source = excluded.floor_source`)
+	if err != nil {
+		return fmt.Errorf("save pace state: %w", explain(err))
+	}
+	defer stmt.Close()
+	for _, st := range sts {
+		if st.Host == "" {
+			return errors.New("save pace state: no host")
+		}
+		_, err := stmt.Exec(st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
+			int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
+			int64(st.Floor), string(st.FloorSource))
+		if err != nil {
+			return fmt.Errorf("save pace state %s: %w", st.Host, explain(err))
+		}
+	}
+	return nil
+}
+
+// States returns every stored pace state, sorted by host.
+func (db *DB) States() ([]pace.State, error) {
+	tx, err := db.beginRead("list pace states")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT ` + stateColumns + ` FROM host_state ORDER BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("list pace states: %w", explain(err))
+	}
+	defer rows.Close()
+	var sts []pace.State
+	for rows.Next() {
+		st, err := scanState(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list pace states: %w", err)
+		}
+		sts = append(sts, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pace states: %w", explain(err))
+	}
+	return sts, nil
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanState(s scanner) (pace.State, error) {
+	var (
+		st                                   pace.State
+		delay, setAt, base, cDelay, cAt, flo int64
+		source                               string
+	)
+	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source)
+	if err != nil {
+		return pace.State{}, err
+	}
+	st.Delay = time.Duration(delay)
+	st.SetAt = fromNanos(setAt)
+	st.Baseline = time.Duration(base)
+	st.CongestionDelay = time.Duration(cDelay)
+	st.CongestionAt = fromNanos(cAt)
+	st.Floor = time.Duration(flo)
+	st.FloorSource = pace.FloorSource(source)
+	return st, nil
+}
+
+// Forget drops what was learned about the hosts (pace state and robots.txt
+// copy) and returns how many hosts were known, that is had a pace state or
+// a robots.txt copy. No hosts means all of them. Hosts are matched
+// case-insensitively.
+func (db *DB) Forget(hosts ...string) (int, error) {
+	tx, err := db.beginWrite("forget hosts")
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n, err := forget(tx, hosts)
+	if err != nil {
+		return 0, err
+	}
+	return n, commit("forget hosts", tx)
+}
+
+func forget(tx *sql.Tx, hosts []string) (int, error) {
+	if len(hosts) == 0 {
+		var n int
+		err := tx.QueryRow(`SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots) AS known`).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("forget hosts: %w", explain(err))
+		}
+		for _, q := range []string{`DELETE FROM host_state`, `DELETE FROM robots`} {
+			if _, err := tx.Exec(q); err != nil {
+				return 0, fmt.Errorf("forget hosts: %w", explain(err))
+			}
+		}
+		return n, nil
+	}
+	seen := make(map[string]bool, len(hosts))
+	n := 0
+	for _, h := range hosts {
+		h = strings.ToLower(h)
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		known := false
+		for _, q := range []string{`DELETE FROM host_state WHERE host = ?`, `DELETE FROM robots WHERE host = ?`} {
+			res, err := tx.Exec(q, h)
+			if err != nil {
+				return 0, fmt.Errorf("forget %s: %w", h, explain(err))
+			}
+			if k, _ := res.RowsAffected(); k > 0 {
+				known = true
+			}
+		}
+		if known {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// --- robots.txt cache ---
+
+// RobotsCopy is a stored robots.txt fetch.
+type RobotsCopy struct {
+	Host      string
+	Status    int
+	Body      []byte
+	FetchedAt time.Time
+	Expires   time.Time
+}
+
+// Robots returns the stored robots.txt copy of host.
+func (db *DB) Robots(host string) (RobotsCopy, bool, error) {
+	tx, err := db.beginRead("load robots.txt copy")
+	if err != nil {
+		return RobotsCopy{}, false, err
+	}
+	defer tx.Rollback()
+	var (
+		c              RobotsCopy
+		fetched, until int64
+	)
+	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = ?`, host).
+		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		return RobotsCopy{}, false, nil
+	}
+	if err != nil {
+		return RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
+	}
+	c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+	return c, true, nil
+}
+
+// PutRobots stores a robots.txt copy, replacing the old one.
+func (db *DB) PutRobots(c RobotsCopy) error {
+	if c.Host == "" {
+		return errors.New("store robots.txt copy: no host")
+	}
+	tx, err := db.beginWrite("store robots.txt copy")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := putRobots(tx, c); err != nil {
+		return err
+	}
+	return commit("store robots.txt copy", tx)
+}
+
+func putRobots(tx *sql.Tx, c RobotsCopy) error {
+	body := c.Body
+	if body == nil {
+		body = []byte{}
+	}
+	_, err := tx.Exec(`INSERT INTO robots (host, status, body, fetched_at, expires_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
+			fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+		c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires))
+	if err != nil {
+		return fmt.Errorf("store robots.txt copy %s: %w", c.Host, explain(err))
+	}
+	return nil
+}
+
+// RobotsCopies returns every stored copy without bodies (for status),
+// sorted by host.
+func (db *DB) RobotsCopies() ([]RobotsCopy, error) {
+	tx, err := db.beginRead("list robots.txt copies")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT host, status, fetched_at, expires_at FROM robots ORDER BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("list robots.txt copies: %w", explain(err))
+	}
+	defer rows.Close()
+	var cs []RobotsCopy
+	for rows.Next() {
+		var (
+			c              RobotsCopy
+			fetched, until int64
+		)
+		if err := rows.Scan(&c.Host, &c.Status, &fetched, &until); err != nil {
+			return nil, fmt.Errorf("list robots.txt copies: %w", err)
+		}
+		c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+		cs = append(cs, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list robots.txt copies: %w", explain(err))
+	}
+	return cs, nil
+}

@@ -1,0 +1,130 @@
+package store_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"polite/store"
+)
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run true: %v", err)
+	}
+	return cmd.ProcessState.Pid()
+}
+
+func TestAcquire(t *testing.T) {
+	me := store.Holder{PID: os.Getpid(), Hostname: "host1", Job: "nightly"}
+	tests := []struct {
+		name     string
+		first    store.Holder
+		wantLock bool // the second Acquire (by me) fails with ErrLocked
+	}{
+		{"free", store.Holder{}, false},
+		{"live crawl on this host", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, true},
+		{"dead crawl on this host is taken over", store.Holder{PID: deadPID(t), Hostname: "host1", Job: "other"}, false},
+		{"crawl on another host", store.Holder{PID: deadPID(t), Hostname: "host2", Job: "other"}, true},
+		{"held by me already", me, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := mustOpen(t)
+			if tt.first != (store.Holder{}) {
+				if err := db.Acquire(tt.first); err != nil {
+					t.Fatalf("first Acquire: %v", err)
+				}
+			}
+			db.Now = func() time.Time { return t0.Add(time.Hour) }
+			err := db.Acquire(me)
+			if got := errors.Is(err, store.ErrLocked); got != tt.wantLock {
+				t.Fatalf("Acquire = %v; errors.Is(ErrLocked) = %v, want %v", err, got, tt.wantLock)
+			}
+			h, ok, herr := db.LockHolder()
+			if herr != nil || !ok {
+				t.Fatalf("LockHolder = _, %v, %v; want held", ok, herr)
+			}
+			if tt.wantLock {
+				var le *store.LockedError
+				if !errors.As(err, &le) {
+					t.Fatalf("Acquire = %v, want a *LockedError", err)
+				}
+				if !sameHolder(le.Holder, tt.first) || !le.Holder.Since.Equal(t0) {
+					t.Errorf("LockedError.Holder = %+v, want %+v since %v", le.Holder, tt.first, t0)
+				}
+				if !sameHolder(h, tt.first) {
+					t.Errorf("holder after refused Acquire = %+v, want %+v", h, tt.first)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Acquire = %v, want nil", err)
+			}
+			if !sameHolder(h, me) {
+				t.Errorf("holder = %+v, want %+v", h, me)
+			}
+		})
+	}
+}
+
+func sameHolder(a, b store.Holder) bool {
+	return a.PID == b.PID && a.Hostname == b.Hostname && a.Job == b.Job
+}
+
+func TestAcquireSinceFromStoreClock(t *testing.T) {
+	db := mustOpen(t)
+	first := store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly", Since: t0.Add(-48 * time.Hour)}
+	if err := db.Acquire(first); err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	err := db.Acquire(store.Holder{PID: os.Getpid(), Hostname: "host1"})
+	var le *store.LockedError
+	if !errors.As(err, &le) {
+		t.Fatalf("Acquire = %v, want a *LockedError", err)
+	}
+	if !le.Holder.Since.Equal(t0) {
+		t.Errorf("Since = %v, want the store's clock %v", le.Holder.Since, t0)
+	}
+}
+
+func TestRelease(t *testing.T) {
+	holder := store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly"}
+	tests := []struct {
+		name     string
+		releaser store.Holder
+		wantHeld bool
+	}{
+		{"holder releases", holder, false},
+		{"other pid leaves it", store.Holder{PID: os.Getpid(), Hostname: "host1"}, true},
+		{"other host leaves it", store.Holder{PID: holder.PID, Hostname: "host2"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := mustOpen(t)
+			if err := db.Acquire(holder); err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			if err := db.Release(tt.releaser); err != nil {
+				t.Fatalf("Release: %v", err)
+			}
+			h, held, err := db.LockHolder()
+			if err != nil {
+				t.Fatalf("LockHolder: %v", err)
+			}
+			if held != tt.wantHeld {
+				t.Errorf("held after Release = %v (%+v), want %v", held, h, tt.wantHeld)
+			}
+			if !tt.wantHeld {
+				if err := db.Acquire(store.Holder{PID: os.Getpid(), Hostname: "host1"}); err != nil {
+					t.Errorf("Acquire after Release = %v, want nil", err)
+				}
+			}
+		})
+	}
+}

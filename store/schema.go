@@ -1,0 +1,224 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// migrations build the schema, in order. migrations[i] takes a database
+// from user_version i to i+1; each runs in one transaction. Never edit one
+// that has shipped: append another.
+//
+// The SQL keeps to types and syntax PostgreSQL also speaks where that costs
+// nothing: TEXT, BIGINT, BLOB (BYTEA there). Times are unix nanoseconds in
+// UTC (0 for none), durations nanoseconds.
+var migrations = []string{
+	// 1: the first schema.
+	`
+CREATE TABLE host_state (
+	host             TEXT PRIMARY KEY,
+	delay_ns         BIGINT NOT NULL DEFAULT 0,
+	set_at           BIGINT NOT NULL DEFAULT 0,
+	baseline_ns      BIGINT NOT NULL DEFAULT 0,
+	congestion_ns    BIGINT NOT NULL DEFAULT 0,
+	congestion_at    BIGINT NOT NULL DEFAULT 0,
+	last_signal      TEXT NOT NULL DEFAULT '',
+	floor_ns         BIGINT NOT NULL DEFAULT 0,
+	floor_source     TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE robots (
+	host        TEXT PRIMARY KEY,
+	status      INTEGER NOT NULL,
+	body        BLOB NOT NULL,
+	fetched_at  BIGINT NOT NULL,
+	expires_at  BIGINT NOT NULL
+);
+
+CREATE TABLE runs (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	job         TEXT NOT NULL,
+	started_at  BIGINT NOT NULL,
+	ended_at    BIGINT NOT NULL DEFAULT 0,
+	exit_code   INTEGER NOT NULL DEFAULT 0,
+	summary     TEXT NOT NULL DEFAULT '',
+	report      BLOB
+);
+
+CREATE TABLE fetches (
+	id            INTEGER PRIMARY KEY,
+	run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	host          TEXT NOT NULL,
+	status        INTEGER NOT NULL,
+	reason        TEXT NOT NULL DEFAULT '',
+	file          TEXT NOT NULL DEFAULT '',
+	sha256        TEXT NOT NULL DEFAULT '',
+	bytes         BIGINT NOT NULL DEFAULT 0,
+	content_type  TEXT NOT NULL DEFAULT '',
+	fetched_at    BIGINT NOT NULL,
+	latency_ns    BIGINT NOT NULL DEFAULT 0,
+	attempts      INTEGER NOT NULL DEFAULT 0,
+	delay_ns      BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX fetches_run ON fetches (run_id, fetched_at, id);
+
+CREATE TABLE frontier (
+	id             INTEGER PRIMARY KEY,
+	job            TEXT NOT NULL,
+	url            TEXT NOT NULL,
+	host           TEXT NOT NULL,
+	state          TEXT NOT NULL,
+	attempts       INTEGER NOT NULL DEFAULT 0,
+	next_at        BIGINT NOT NULL DEFAULT 0,
+	priority       INTEGER NOT NULL DEFAULT 0,
+	depth          INTEGER NOT NULL DEFAULT 0,
+	hops           INTEGER NOT NULL DEFAULT 0,
+	parent         TEXT NOT NULL DEFAULT '',
+	etag           TEXT NOT NULL DEFAULT '',
+	last_modified  TEXT NOT NULL DEFAULT '',
+	last_status    INTEGER NOT NULL DEFAULT 0,
+	reason         TEXT NOT NULL DEFAULT '',
+	fetched_at     BIGINT NOT NULL DEFAULT 0,
+	file           TEXT NOT NULL DEFAULT '',
+	sha256         TEXT NOT NULL DEFAULT '',
+	bytes          BIGINT NOT NULL DEFAULT 0,
+	UNIQUE (job, url)
+);
+-- Take walks one host's queued rows in priority order, and QueuedHosts
+-- groups queued rows by host; next_at rides along so neither reads the table.
+CREATE INDEX frontier_queue ON frontier (job, state, host, priority DESC, id, next_at);
+-- Counts and Entries use its (job, state) prefix too: one index less to
+-- keep up on every insert and state change.
+
+CREATE TABLE lock (
+	id        INTEGER PRIMARY KEY CHECK (id = 1),
+	pid       INTEGER NOT NULL,
+	hostname  TEXT NOT NULL,
+	job       TEXT NOT NULL DEFAULT '',
+	since     BIGINT NOT NULL
+);
+`,
+}
+
+// errForeign says a file belongs to another application.
+var errForeign = errors.New("not a polite database: it belongs to another application")
+
+// migrate brings the schema up to the last migration, one IMMEDIATE transaction
+// per migration, so two processes opening a new file at once do not both
+// build it.
+func (db *DB) migrate() error {
+	for {
+		done, err := db.migrateOne()
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateOne applies the next migration, if any, and reports whether the
+// schema is up to date.
+func (db *DB) migrateOne() (bool, error) {
+	tx, err := db.beginWrite("migrate")
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+
+	v, err := userVersion(tx)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case v > len(migrations):
+		return false, fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
+	case v == len(migrations):
+		return true, requireOurs(tx, v)
+	case v == 0:
+		if err := refuseForeign(tx); err != nil {
+			return false, err
+		}
+	default:
+		if err := requireOurs(tx, v); err != nil {
+			return false, err
+		}
+	}
+	if _, err := tx.Exec(migrations[v]); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, explain(err))
+	}
+	// PRAGMA takes no parameters; v+1 is our own integer.
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, explain(err))
+	}
+	return v+1 == len(migrations), commit("migrate", tx)
+}
+
+// userVersion reads the schema version.
+func userVersion(tx *sql.Tx) (int, error) {
+	var v int
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", explain(err))
+	}
+	return v, nil
+}
+
+// ourTables are the tables every version of the schema has.
+var ourTables = []string{"fetches", "frontier", "host_state", "lock", "robots", "runs"}
+
+// requireOurs fails when a database with a schema version lacks polite's
+// tables: another application that also sets user_version.
+func requireOurs(tx *sql.Tx, v int) error {
+	names, err := tableNames(tx)
+	if err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, n := range ourTables {
+		if !have[n] {
+			return fmt.Errorf("%w (schema version %d without a %s table)", errForeign, v, n)
+		}
+	}
+	return nil
+}
+
+// refuseForeign fails when a database without a version already has tables:
+// it is some other application's, and polite must not write into it.
+func refuseForeign(tx *sql.Tx) error {
+	names, err := tableNames(tx)
+	if err != nil {
+		return err
+	}
+	if len(names) > 0 {
+		if len(names) > 3 {
+			names = append(names[:3], "...")
+		}
+		return fmt.Errorf("%w (%s)", errForeign, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// tableNames lists the database's own tables, sorted.
+func tableNames(tx *sql.Tx) ([]string, error) {
+	rows, err := tx.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", explain(err))
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("read schema: %w", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read schema: %w", explain(err))
+	}
+	return names, nil
+}
