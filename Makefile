@@ -1,0 +1,47 @@
+# polite: build, test, bench, demo, lint.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X polite/cmd.Version=$(VERSION)
+DEMO    := demo
+
+.PHONY: all build test race bench fuzz demo lint clean
+
+all: lint test build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/polite .
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-origin ./crawl/crawltest/polite-origin
+
+# The whole suite; the packages with goroutines run under the race detector.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./store/... ./robots/... .
+	$(GO) test -count=1 -race ./pace/... ./crawl/... ./cmd/...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./bench/
+
+fuzz:
+	@for t in $$($(GO) test -list '^Fuzz' ./crawl/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./crawl/ || exit 1; done
+	@for t in $$($(GO) test -list '^Fuzz' ./robots/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./robots/ || exit 1; done
+	@for t in $$($(GO) test -list '^Fuzz' ./pace/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./pace/ || exit 1; done
+
+# Start the test origin on loopback, crawl it, show the report and status.
+demo: build
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@bin/polite-origin -hosts 3 -seeds $(DEMO)/seeds.txt -for 5m > $(DEMO)/origin.log 2>&1 & echo $$! > $(DEMO)/origin.pid
+	@for i in $$(seq 50); do grep -q '^ready' $(DEMO)/origin.log 2>/dev/null && break; sleep 0.1; done
+	@grep -v '^ready' $(DEMO)/origin.log
+	@echo; echo '$$ polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out $(DEMO)/seeds.txt'
+	@bin/polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out --progress never $(DEMO)/seeds.txt; echo "exit code $$?"
+	@echo; echo '$$ polite status --db $(DEMO)/polite.db'
+	@bin/polite status --db $(DEMO)/polite.db
+	@echo; echo "report: $(DEMO)/out/report.html, bodies and manifest.jsonl in $(DEMO)/out"
+	@kill $$(cat $(DEMO)/origin.pid) 2>/dev/null; sleep 0.2; true
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin $(DEMO) polite-out

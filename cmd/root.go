@@ -1,0 +1,217 @@
+// Package cmd holds polite's commands: it parses flags into configurations
+// and calls into crawl/, store/ and robots/. It holds no crawling logic.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"polite/crawl"
+	"polite/store"
+)
+
+// Version is set at link time (-ldflags "-X polite/cmd.Version=1.2.3").
+var Version = "0.1.0-dev"
+
+// ProjectURL is the address polite names in its User-Agent so that a site
+// owner can find out what it is.
+var ProjectURL = "https://github.com/polite-crawler/polite"
+
+// IO is where a command reads and writes. Results go to Out; progress,
+// warnings and logs to ErrOut.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	IsTTY  func() bool // is ErrOut a terminal
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	DB        string
+	Verbose   bool
+	Quiet     bool
+	LogFormat string
+}
+
+// Execute runs polite with the process's arguments and streams and returns
+// its exit code.
+func Execute() int {
+	ctx, stop := signalContext()
+	defer stop()
+	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, IsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) }}
+	return Main(ctx, os.Args[1:], io)
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, with a
+// crawl.Interrupted cause; a second signal exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		first := true
+		for sig := range ch {
+			code, name := 130, "SIGINT"
+			if sig == syscall.SIGTERM {
+				code, name = 143, "SIGTERM"
+			}
+			if !first {
+				fmt.Fprintf(os.Stderr, "polite: second %s, exiting at once\n", name)
+				os.Exit(code)
+			}
+			first = false
+			fmt.Fprintf(os.Stderr, "polite: %s: finishing in-flight requests and saving state (again to exit at once)\n", name)
+			cancel(&crawl.Interrupted{Signal: name, Code: code})
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
+}
+
+// Main runs polite with args and returns its exit code.
+func Main(ctx context.Context, args []string, io IO) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errSilent) {
+		var intr *crawl.Interrupted
+		if !errors.As(err, &intr) {
+			fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
+		}
+	}
+	return code
+}
+
+// errSilent is returned by a command that already said what went wrong.
+var errSilent = errors.New("silent")
+
+// exitError carries an exit code for a command whose outcome is not an error
+// message, such as a crawl with dead URLs.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// exitCode maps an error to polite's documented exit codes.
+func exitCode(err error) int {
+	var (
+		ee   *exitError
+		intr *crawl.Interrupted
+		se   *crawl.SeedError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &intr):
+		return intr.Code
+	case errors.Is(err, store.ErrLocked):
+		return 3
+	case errors.Is(err, crawl.ErrUsage), errors.Is(err, crawl.ErrNoSeeds), errors.As(err, &se), errors.Is(err, errUsage):
+		return 2
+	}
+	return 1
+}
+
+// errUsage marks a bad flag or argument.
+var errUsage = errors.New("usage")
+
+func newRootCmd(io IO) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "polite",
+		Short: "A web crawler that fetches from other people's servers without hurting them",
+		Long: `polite fetches the URLs of a seed file while obeying robots.txt, pacing every
+host with a controller that learns the rate the host tolerates and remembers
+it between runs, and leaves the bodies, a manifest and a report.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %v (see polite %s --help)", errUsage, err, c.Name())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log a line per request")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "no progress bar, warnings and errors only")
+	pf.StringVar(&g.LogFormat, "log-format", "text", "log format on stderr: text or json")
+	root.AddCommand(
+		newCrawlCmd(io, g),
+		newStatusCmd(io, g),
+		newVersionCmd(io),
+	)
+	return root
+}
+
+// dbPath resolves --db, $POLITE_DB and the XDG default.
+func (g *globals) dbPath() (string, error) {
+	if g.DB != "" {
+		return g.DB, nil
+	}
+	if p := os.Getenv("POLITE_DB"); p != "" {
+		return p, nil
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%w: no --db given and no home folder: %v", errUsage, err)
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "polite", "polite.db"), nil
+}
+
+func (g *globals) openDB() (*store.DB, error) {
+	p, err := g.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(p)
+}
+
+// logger returns the slog logger for stderr.
+func (g *globals) logger(w io.Writer, quietInfo bool) (*slog.Logger, error) {
+	level := slog.LevelInfo
+	switch {
+	case g.Verbose:
+		level = slog.LevelDebug
+	case g.Quiet || quietInfo:
+		level = slog.LevelWarn
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch g.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("%w: --log-format must be text or json, got %q", errUsage, g.LogFormat)
+}
+
+func newVersionCmd(io IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print polite's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(io.Out, "polite %s\n", Version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,178 @@
+// Package crawl runs a polite crawl: it reads the frontier of a job, checks
+// robots.txt, waits on each host's pacer, fetches, writes bodies, follows
+// redirects and links through the frontier, and reports what it did.
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"polite/pace"
+	"polite/store"
+)
+
+// Scope says which discovered links a crawl follows.
+type Scope string
+
+// The scopes of --scope.
+const (
+	ScopeHost   Scope = "host"   // the same host (and port) as the page
+	ScopeDomain Scope = "domain" // the same registrable domain (public suffix list)
+	ScopeAny    Scope = "any"
+)
+
+// Config is everything one crawl run needs. DefaultConfig fills the defaults
+// the command line documents.
+type Config struct {
+	Job      string
+	Seeds    []Seed
+	Rejected []Rejected // seed lines skipped, for the report
+	OutDir   string
+
+	UserAgent   string // sent on every request
+	RobotsAgent string // product token for robots.txt; "" means from UserAgent
+
+	Concurrency int // global in-flight cap
+	PerHost     int // in-flight cap per host
+
+	Pace          pace.Config
+	FloorHosts    map[string]time.Duration // --floor-host host=DUR
+	MaxCrawlDelay time.Duration            // a Crawl-delay above it skips the host
+	RobotsTTL     time.Duration
+
+	MaxBody        int64
+	Timeout        time.Duration // whole request
+	ConnectTimeout time.Duration
+	HeaderTimeout  time.Duration // until the response headers
+
+	MaxRequests int           // 0: no limit
+	MaxPerHost  int           // 0: no limit
+	MaxDuration time.Duration // 0: no limit
+	MaxBytes    int64         // 0: no limit
+	RetryBase   int           // retries always allowed
+	RetryRatio  float64       // plus this fraction of successes
+	MaxAttempts int
+
+	Refresh      time.Duration // skip URLs fetched within it
+	Depth        int
+	Scope        Scope
+	AllowPrivate bool
+	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
+
+	Grace time.Duration // how long in-flight requests may finish after a stop
+
+	Clock    Clock
+	Rand     func() float64
+	Logger   *slog.Logger
+	Progress func(Progress) // called a few times a second; nil for none
+}
+
+// DefaultConfig returns a Config with every default set; the caller adds
+// the job, seeds and output folder.
+func DefaultConfig() Config {
+	return Config{
+		UserAgent:      "polite/dev",
+		Concurrency:    16,
+		PerHost:        1,
+		Pace:           pace.DefaultConfig(),
+		MaxCrawlDelay:  60 * time.Second,
+		RobotsTTL:      24 * time.Hour,
+		MaxBody:        10 << 20,
+		Timeout:        30 * time.Second,
+		ConnectTimeout: 10 * time.Second,
+		HeaderTimeout:  15 * time.Second,
+		RetryBase:      10,
+		RetryRatio:     0.1,
+		MaxAttempts:    5,
+		Scope:          ScopeHost,
+		Grace:          5 * time.Second,
+		OutDir:         "polite-out",
+	}
+}
+
+// ErrUsage marks a configuration error (exit code 2).
+var ErrUsage = errors.New("usage")
+
+func usageErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, a...))
+}
+
+// Validate reports the first setting that makes no sense, naming its flag.
+func (c *Config) Validate() error {
+	if err := c.Pace.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	switch {
+	case c.Job == "":
+		return usageErr("--job must not be empty")
+	case c.Concurrency < 1:
+		return usageErr("--concurrency must be at least 1, got %d", c.Concurrency)
+	case c.PerHost < 1:
+		return usageErr("--per-host must be at least 1, got %d", c.PerHost)
+	case c.MaxBody < 1:
+		return usageErr("--max-body must be positive")
+	case c.Timeout <= 0 || c.ConnectTimeout <= 0 || c.HeaderTimeout <= 0:
+		return usageErr("timeouts must be positive")
+	case c.MaxRequests < 0 || c.MaxPerHost < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:
+		return usageErr("budgets must not be negative")
+	case c.MaxAttempts < 1:
+		return usageErr("--max-attempts must be at least 1, got %d", c.MaxAttempts)
+	case c.RetryBase < 0 || c.RetryRatio < 0:
+		return usageErr("retry budget must not be negative")
+	case c.Refresh < 0:
+		return usageErr("--refresh must not be negative")
+	case c.Depth < 0:
+		return usageErr("--depth must not be negative")
+	case c.MaxCrawlDelay < 0:
+		return usageErr("--max-crawl-delay must not be negative")
+	case c.RobotsTTL < 0:
+		return usageErr("--robots-ttl must not be negative")
+	}
+	switch c.Scope {
+	case ScopeHost, ScopeDomain, ScopeAny:
+	default:
+		return usageErr("--scope must be host, domain or any, got %q", c.Scope)
+	}
+	for h, d := range c.FloorHosts {
+		if d < 0 {
+			return usageErr("--floor-host %s: negative delay", h)
+		}
+	}
+	return nil
+}
+
+// Store is what a crawl needs from the database. store.DB implements it.
+type Store interface {
+	pace.StateStore
+	SaveAll([]pace.State) error
+	Robots(host string) (store.RobotsCopy, bool, error)
+	PutRobots(store.RobotsCopy) error
+	Acquire(store.Holder) error
+	Release(store.Holder) error
+	BeginRun(job string, at time.Time) (store.Run, error)
+	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
+	AddFetches([]store.Fetch) error
+	Enqueue(job string, es []store.Entry) (int, error)
+	Prepare(job string, refreshBefore time.Time) error
+	QueuedHosts(job string) ([]store.HostQueue, error)
+	Take(job, host string, now time.Time, n int) ([]store.Entry, error)
+	Update([]store.Entry) error
+	Counts(job string) (map[store.State]int, error)
+	Entries(job string, s store.State, limit int) ([]store.Entry, error)
+}
+
+var _ Store = (*store.DB)(nil)
+
+// Progress is a snapshot of a running crawl for a progress display.
+type Progress struct {
+	Done, Total     int // URLs finished this run / finished plus waiting
+	Requests        int
+	Rate            float64 // requests per second over the run
+	HostsActive     int     // hosts with queued URLs
+	HostsBackingOff int     // hosts waiting on a raised delay, Retry-After or the breaker
+	Throttled       int     // 429 and 503 answers so far
+	Elapsed         time.Duration
+}

@@ -1,0 +1,185 @@
+package crawl_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"polite/crawl"
+	"polite/crawl/crawltest"
+	"polite/store"
+)
+
+// fastConfig is a crawl configuration with delays short enough for tests.
+func fastConfig(t *testing.T, seeds ...string) crawl.Config {
+	t.Helper()
+	cfg := crawl.DefaultConfig()
+	cfg.Job = "test"
+	cfg.OutDir = filepath.Join(t.TempDir(), "out")
+	cfg.UserAgent = "polite-test/1.0"
+	cfg.Pace.Floor = 5 * time.Millisecond
+	cfg.Pace.Start = 20 * time.Millisecond
+	cfg.Pace.Decrease = 5 * time.Millisecond
+	cfg.Pace.Ceiling = 2 * time.Second
+	cfg.Pace.Jitter = 0
+	cfg.Timeout = 5 * time.Second
+	cfg.Grace = 2 * time.Second
+	for i, s := range seeds {
+		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, s), Line: i + 1})
+	}
+	return cfg
+}
+
+func mustNormalize(t *testing.T, s string) string {
+	t.Helper()
+	u, err := crawl.Normalize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func mustOpen(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
+	t.Helper()
+	o, srv := crawltest.Serve(cfg)
+	t.Cleanup(srv.Close)
+	return o, srv
+}
+
+type manifestLine struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	File     string `json:"file"`
+	SHA256   string `json:"sha256"`
+	Bytes    int64  `json:"bytes"`
+	Attempts int    `json:"attempts"`
+}
+
+func readManifest(t *testing.T, dir string) []manifestLine {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []manifestLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m manifestLine
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("manifest line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
+	robotsTxt := "User-agent: *\nDisallow: /private\n"
+	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second})
+
+	var seeds []string
+	for i := 0; i < 6; i++ {
+		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", calmSrv.URL, i), fmt.Sprintf("%s/doc/%d", busySrv.URL, i))
+	}
+	seeds = append(seeds, calmSrv.URL+"/private/secret", busySrv.URL+"/private/x")
+	cfg := fastConfig(t, seeds...)
+	cfg.Pace.Start = 5 * time.Millisecond // start well above the busy origin's 20/s
+	db := mustOpen(t)
+
+	rep, err := crawl.Run(context.Background(), db, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	cs, bs := calm.Stats(), busy.Stats()
+	if cs.Disallowed != 0 || bs.Disallowed != 0 {
+		t.Errorf("requests to disallowed paths: calm %d, busy %d; want 0", cs.Disallowed, bs.Disallowed)
+	}
+	if bs.ByStatus[429] == 0 {
+		t.Fatalf("the busy origin never answered 429 (stats %+v); the test does not test throttling", bs.ByStatus)
+	}
+	if rep.Totals.Done != 12 || rep.Totals.Excluded != 2 || rep.Totals.Dead != 0 || rep.ExitCode != 0 {
+		t.Errorf("totals %+v exit %d, want 12 done, 2 excluded, 0 dead, exit 0", rep.Totals, rep.ExitCode)
+	}
+
+	// The report agrees with the origins' own counters.
+	byHost := map[string]*crawl.HostStats{}
+	for _, h := range rep.Hosts {
+		byHost[h.Host] = h
+	}
+	for _, c := range []struct {
+		srv   *httptest.Server
+		stats crawltest.Stats
+	}{{calmSrv, cs}, {busySrv, bs}} {
+		h := byHost[c.srv.Listener.Addr().String()]
+		if h == nil {
+			t.Fatalf("no report for %s", c.srv.URL)
+		}
+		if h.Requests != c.stats.Requests || h.S429 != c.stats.ByStatus[429] || h.S2xx != c.stats.ByStatus[200] {
+			t.Errorf("%s: report requests %d 2xx %d 429 %d; origin requests %d 200 %d 429 %d",
+				h.Host, h.Requests, h.S2xx, h.S429, c.stats.Requests, c.stats.ByStatus[200], c.stats.ByStatus[429])
+		}
+		if h.Excluded != 1 {
+			t.Errorf("%s: excluded %d, want 1", h.Host, h.Excluded)
+		}
+	}
+	busyHost := byHost[busySrv.Listener.Addr().String()]
+	if busyHost.DelayEndS <= cfg.Pace.Start.Seconds() {
+		t.Errorf("busy host delay at end %.3fs, want above the start %.3fs", busyHost.DelayEndS, cfg.Pace.Start.Seconds())
+	}
+
+	// The raised delay is in the database.
+	st, ok, err := db.Load(busySrv.Listener.Addr().String())
+	if err != nil || !ok || st.Delay <= cfg.Pace.Start {
+		t.Errorf("stored state of the busy host = %+v, %v, %v; want a delay above %s", st, ok, err, cfg.Pace.Start)
+	}
+
+	// Manifest and bodies: one line per URL, bytes as served.
+	lines := readManifest(t, cfg.OutDir)
+	if len(lines) != 12 {
+		t.Errorf("manifest has %d lines, want 12", len(lines))
+	}
+	for _, m := range lines {
+		u := mustParse(t, m.URL)
+		want := crawltest.Body(u.RequestURI())
+		got, err := os.ReadFile(filepath.Join(cfg.OutDir, m.File))
+		if err != nil {
+			t.Errorf("%s: %v", m.URL, err)
+			continue
+		}
+		if !bytes.Equal(got, want) || m.Bytes != int64(len(want)) || m.Status != 200 {
+			t.Errorf("%s: body on disk differs from what was served (status %d, %d bytes, want %d)", m.URL, m.Status, len(got), len(want))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.OutDir, "report.json")); err != nil {
+		t.Errorf("report.json: %v", err)
+	}
+}
+
+func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

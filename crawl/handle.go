@@ -1,0 +1,363 @@
+package crawl
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"polite/pace"
+	"polite/robots"
+	"polite/store"
+)
+
+// maxHops bounds a redirect chain.
+const maxHops = 10
+
+// handle takes a finished request back into the run's state.
+func (c *crawler) handle(r result) {
+	h := c.hosts[r.host]
+	c.inflight--
+	h.inflight--
+	now := c.clock.Now()
+	if r.robots != nil {
+		c.handleRobots(h, r, now)
+		return
+	}
+	e, resp := r.entry, r.resp
+	if resp.Reason == "canceled" {
+		// Cut by the end of the grace period: not the host's fault.
+		e.Attempts--
+		e.State = store.Queued
+		c.pendingUpdates = append(c.pendingUpdates, e)
+		return
+	}
+	v := c.observe(h, r, now)
+	e.LastStatus = resp.Status
+	if r.werr != nil {
+		c.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
+		c.log.Error("stopping: cannot write bodies", "err", r.werr)
+		e.State = store.Queued
+		e.Attempts--
+		c.pendingUpdates = append(c.pendingUpdates, e)
+		return
+	}
+	switch st := resp.Status; {
+	case resp.Err != nil:
+		c.failed(h, e, resp.Reason, false, v, now)
+	case st == http.StatusNotModified:
+		e.FetchedAt = now
+		c.finishEntry(h, e, store.NotModified, "", 0)
+		c.writeManifest(e, r, now)
+	case st >= 200 && st < 300:
+		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(resp.Body))
+		e.ETag, e.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+		c.bytes += e.Bytes
+		c.successes++
+		c.finishEntry(h, e, store.Done, "", 0)
+		c.writeManifest(e, r, now)
+		c.addLinks(e, r)
+	case st >= 300 && st < 400:
+		e.FetchedAt = now
+		c.finishEntry(h, e, store.Done, "", 0)
+		c.writeManifest(e, r, now)
+		c.redirect(e, r)
+	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
+		c.failed(h, e, fmt.Sprintf("http-%d", st), true, v, now)
+	case st == 500 || st == 502 || st == 504:
+		c.failed(h, e, fmt.Sprintf("http-%d", st), false, v, now)
+	default:
+		e.FetchedAt = now
+		c.finishEntry(h, e, store.Dead, fmt.Sprintf("http-%d", st), 0)
+		c.writeManifest(e, r, now)
+	}
+}
+
+// observe feeds a response into the host's pacer and records it.
+func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
+	resp, s := r.resp, h.stats
+	o := pace.Outcome{Status: resp.Status, TTFB: resp.TTFB, SlowDown: r.slow}
+	if resp.Err != nil {
+		o.Status = 0
+	}
+	if resp.Header != nil {
+		if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
+			if d, ok := pace.ParseRetryAfter(ra, now); ok {
+				o.RetryAfter = d
+			}
+		}
+		if q, ok := ParseRateLimit(resp.Header, now); ok {
+			o.Quota = q
+		}
+	}
+	v := c.pacer.Observe(h.key, now, o)
+	if v.Raised {
+		if err := c.db.Save(c.pacer.State(h.key)); err != nil {
+			c.log.Warn("cannot save pace state", "host", h.key, "err", err)
+		}
+	}
+	switch {
+	case v.Congestion:
+		h.backingOff = true
+		c.log.Info("host backing off", "host", h.key, "status", resp.Status,
+			"delay", fmtDur(c.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+	case resp.Err == nil && resp.Status < 400:
+		h.backingOff = false
+	}
+	if o.RetryAfter > 0 {
+		s.RetryAfters++
+	}
+	switch st := resp.Status; {
+	case resp.Err != nil:
+		s.Errors++
+	case st == 304:
+		s.S304++
+	case st < 300:
+		s.S2xx++
+	case st < 400:
+		s.S3xx++
+	case st == 429:
+		s.S429++
+		c.throttled++
+	case st < 500:
+		s.S4xx++
+	default:
+		s.S5xx++
+		if st == 503 {
+			s.S503++
+			c.throttled++
+		}
+	}
+	s.Bytes += int64(len(resp.Body))
+	if resp.Err == nil {
+		s.latencies = append(s.latencies, resp.TTFB)
+	}
+	st := resp.Status
+	if resp.Err != nil {
+		st = 0
+	}
+	s.Timeline = append(s.Timeline, Point{
+		AtS:       now.Sub(c.start).Seconds(),
+		DelayS:    c.pacer.Delay(h.key, now).Seconds(),
+		LatencyMS: ms(resp.TTFB),
+		Status:    st,
+	})
+	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
+		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
+	if v.Defer {
+		h.skip = "deferred: Retry-After beyond --max-retry-after"
+	} else if v.Hold > 0 && c.cfg.MaxDuration > 0 && now.Add(v.Hold).After(c.start.Add(c.cfg.MaxDuration)) {
+		h.skip = "deferred: Retry-After beyond the end of the run"
+		v.Defer = true
+	}
+	if v.Defer {
+		c.log.Info("host deferred to the next run", "host", h.key, "retry_after", fmtDur(o.RetryAfter))
+	}
+	return v
+}
+
+// failed decides between a retry and a dead letter for a failed request.
+func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bool, v pace.Verdict, now time.Time) {
+	retryable := true
+	switch reason {
+	case "too-large", "tls", "bad-url", "bad-headers", "bad-encoding":
+		retryable = false
+	case "private-address":
+		c.finishEntry(h, e, store.Excluded, reason, 0)
+		return
+	}
+	switch {
+	case v.Defer:
+		e.State, e.Reason = store.Deferred, reason
+		c.pendingUpdates = append(c.pendingUpdates, e)
+		c.counts[store.Deferred]++
+		return
+	case !retryable || e.Attempts >= c.cfg.MaxAttempts:
+		e.FetchedAt = now
+		c.finishEntry(h, e, store.Dead, reason, 0)
+		c.writeManifest(e, result{url: mustURL(e.URL), resp: response{Status: e.LastStatus}}, now)
+		return
+	case float64(c.retries) >= float64(c.cfg.RetryBase)+c.cfg.RetryRatio*float64(c.successes):
+		e.State, e.Reason = store.Deferred, reason+" (retry budget spent)"
+		c.pendingUpdates = append(c.pendingUpdates, e)
+		c.counts[store.Deferred]++
+		if !contains(c.budgets, "retry-budget") {
+			c.budgets = append(c.budgets, "retry-budget")
+			c.log.Info("retry budget spent: failures wait for the next run", "retries", c.retries)
+		}
+		return
+	}
+	c.retries++
+	h.stats.Retries++
+	wait := v.Hold
+	if !congestion {
+		e.Reason = reason
+		wait = pace.Backoff(time.Duration(e.Attempts-1)*time.Second, time.Second, time.Minute, c.cfg.Rand)
+	}
+	e.State, e.Reason, e.NextAt = store.Queued, reason, now.Add(wait)
+	c.pendingUpdates = append(c.pendingUpdates, e)
+	h.queued++
+	if h.nextAt.IsZero() || e.NextAt.Before(h.nextAt) || len(h.buf) == 0 && h.queued == 1 {
+		h.nextAt = e.NextAt
+	}
+}
+
+// finishEntry records an entry's final state for this run.
+func (c *crawler) finishEntry(h *hostRun, e store.Entry, s store.State, reason string, _ int) {
+	e.State, e.Reason = s, reason
+	c.pendingUpdates = append(c.pendingUpdates, e)
+	c.counts[s]++
+	if s == store.Dead {
+		c.dead = append(c.dead, DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
+	}
+}
+
+// redirect puts a 3xx target into the frontier, to pass robots.txt and
+// pacing of its own host.
+func (c *crawler) redirect(e store.Entry, r result) {
+	loc := r.resp.Header.Get("Location")
+	if loc == "" {
+		return
+	}
+	u, err := resolve(r.url, loc)
+	if err != nil {
+		c.log.Info("redirect refused", "url", e.URL, "location", clip(loc, 200), "err", err)
+		return
+	}
+	if e.Hops+1 > maxHops {
+		c.log.Info("redirect chain too long", "url", e.URL, "hops", e.Hops+1)
+		return
+	}
+	c.pendingNew = append(c.pendingNew, store.Entry{
+		Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued,
+		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: c.clock.Now(),
+	})
+}
+
+// addLinks puts a page's links into the frontier one level deeper.
+func (c *crawler) addLinks(e store.Entry, r result) {
+	for _, l := range r.links {
+		c.pendingNew = append(c.pendingNew, store.Entry{
+			Job: c.cfg.Job, URL: l.String(), Host: hostKey(l), State: store.Queued,
+			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: c.clock.Now(),
+		})
+	}
+}
+
+// handleRobots takes a robots.txt fetch into use.
+func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
+	h.robotsBusy = false
+	rr := r.robots
+	c.observe(h, r, now)
+	rb := robots.FromResponse(rr.status, rr.body)
+	if rb.Access == robots.Unreachable {
+		if cp := h.robotsCopy; cp != nil && now.Sub(cp.FetchedAt) < robots.MaxStale && cp.Status/100 != 5 {
+			c.useRobots(h, robots.FromResponse(cp.Status, cp.Body), fmt.Sprintf("unreachable (%s); using the copy of %s", describeStatus(rr.status, rr.reason), cp.FetchedAt.Format(time.RFC3339)))
+			return
+		}
+		h.robotsWait = pace.Backoff(h.robotsWait, 5*time.Second, 5*time.Minute, c.cfg.Rand)
+		h.robotsRetryAt = now.Add(h.robotsWait)
+		h.stats.Robots = fmt.Sprintf("unreachable (%s): host waits, retry in %s", describeStatus(rr.status, rr.reason), fmtDur(h.robotsWait))
+		c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", describeStatus(rr.status, rr.reason), "retry_in", fmtDur(h.robotsWait))
+		return
+	}
+	cp := store.RobotsCopy{Host: h.key, Status: rr.status, Body: rr.body, FetchedAt: now,
+		Expires: now.Add(robots.TTL(rr.cc, c.cfg.RobotsTTL))}
+	if err := c.db.PutRobots(cp); err != nil {
+		c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
+	}
+	h.robotsCopy = &cp
+	c.useRobots(h, rb, describeStatus(rr.status, ""))
+}
+
+func describeStatus(status int, reason string) string {
+	if status == 0 {
+		if reason == "" {
+			reason = "network error"
+		}
+		return reason
+	}
+	return fmt.Sprintf("%d", status)
+}
+
+// useRobots applies a host's robots.txt: its rules and its published floors.
+func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
+	h.rb, h.robotsRetryAt = rb, time.Time{}
+	g := rb.Group(c.agent)
+	switch rb.Access {
+	case robots.Parsed:
+		h.stats.Robots = "parsed (" + how + ")"
+	case robots.AllowAll:
+		h.stats.Robots = "no restrictions (" + how + ")"
+	default:
+		h.stats.Robots = how
+	}
+	c.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
+	c.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
+	if c.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > c.cfg.MaxCrawlDelay {
+		h.skip = fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay)
+		c.log.Info("host skipped", "host", h.key, "reason", h.skip)
+	}
+}
+
+// manifestLine is one line of manifest.jsonl.
+type manifestLine struct {
+	URL         string  `json:"url"`
+	Status      int     `json:"status"`
+	File        string  `json:"file,omitempty"`
+	SHA256      string  `json:"sha256,omitempty"`
+	Bytes       int64   `json:"bytes"`
+	ContentType string  `json:"content_type,omitempty"`
+	FetchedAt   string  `json:"fetched_at"`
+	LatencyMS   float64 `json:"latency_ms"`
+	Attempts    int     `json:"attempts"`
+	Location    string  `json:"location,omitempty"`
+	Reason      string  `json:"reason,omitempty"`
+}
+
+// writeManifest appends the final fetch of an entry to manifest.jsonl and
+// queues its fetch record.
+func (c *crawler) writeManifest(e store.Entry, r result, now time.Time) {
+	m := manifestLine{
+		URL: e.URL, Status: r.resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
+		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: ms(r.resp.TTFB),
+		Attempts: e.Attempts, Reason: e.Reason,
+	}
+	if r.resp.Header != nil {
+		m.ContentType = r.resp.Header.Get("Content-Type")
+		m.Location = r.resp.Header.Get("Location")
+	}
+	line, _ := json.Marshal(m)
+	if _, err := c.manifest.Write(append(line, '\n')); err != nil && c.fatal == nil {
+		c.fatal = fmt.Errorf("write manifest: %w", err)
+	}
+	c.pendingFetches = append(c.pendingFetches, store.Fetch{
+		RunID: c.run.ID, URL: e.URL, Host: e.Host, Status: r.resp.Status, Reason: e.Reason,
+		File: e.File, SHA256: e.SHA256, Bytes: e.Bytes, ContentType: m.ContentType,
+		FetchedAt: now, Latency: r.resp.TTFB, Attempts: e.Attempts, Delay: r.delay,
+	})
+}
+
+// flush writes pending frontier changes and fetch records.
+func (c *crawler) flush() error {
+	if len(c.pendingNew) > 0 {
+		if _, err := c.db.Enqueue(c.cfg.Job, c.pendingNew); err != nil {
+			return err
+		}
+		c.pendingNew = c.pendingNew[:0]
+		c.needHosts = true
+	}
+	if len(c.pendingUpdates) > 0 {
+		if err := c.db.Update(c.pendingUpdates); err != nil {
+			return err
+		}
+		c.pendingUpdates = c.pendingUpdates[:0]
+	}
+	if len(c.pendingFetches) > 0 {
+		if err := c.db.AddFetches(c.pendingFetches); err != nil {
+			return err
+		}
+		c.pendingFetches = c.pendingFetches[:0]
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package crawl
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/publicsuffix"
+)
+
+// maxLinks bounds the links taken from one page.
+const maxLinks = 5000
+
+// extractLinks returns the normalised http(s) links of an HTML page that a
+// crawler may follow: a href, area href and link href with rel next, prev,
+// alternate or canonical; not scripts, images or stylesheets. A <base href>
+// changes the base. rel=nofollow links are skipped, and nothing is returned
+// when the page says nofollow in a robots meta tag or X-Robots-Tag header.
+func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
+	for _, v := range xRobotsTag {
+		if hasToken(v, "nofollow") || hasToken(v, "none") {
+			return nil
+		}
+	}
+	z := html.NewTokenizer(bytes.NewReader(body))
+	var (
+		out  []*url.URL
+		seen = map[string]bool{}
+	)
+	for len(out) < maxLinks {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		if !hasAttr {
+			continue
+		}
+		attrs := map[string]string{}
+		for {
+			k, v, more := z.TagAttr()
+			attrs[string(k)] = string(v)
+			if !more {
+				break
+			}
+		}
+		var href string
+		switch string(name) {
+		case "base":
+			if b, err := base.Parse(strings.TrimSpace(attrs["href"])); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+				base = b
+			}
+			continue
+		case "meta":
+			n := strings.ToLower(attrs["name"])
+			if (n == "robots" || n == "polite") && (hasToken(attrs["content"], "nofollow") || hasToken(attrs["content"], "none")) {
+				return nil
+			}
+			continue
+		case "a", "area":
+			if hasToken(attrs["rel"], "nofollow") {
+				continue
+			}
+			href = attrs["href"]
+		case "link":
+			rel := strings.ToLower(attrs["rel"])
+			if !(hasToken(rel, "next") || hasToken(rel, "prev") || hasToken(rel, "alternate") || hasToken(rel, "canonical")) || hasToken(rel, "nofollow") {
+				continue
+			}
+			href = attrs["href"]
+		default:
+			continue
+		}
+		if href == "" || strings.HasPrefix(href, "#") {
+			continue
+		}
+		u, err := resolve(base, href)
+		if err != nil || seen[u.String()] {
+			continue
+		}
+		seen[u.String()] = true
+		out = append(out, u)
+	}
+	return out
+}
+
+// hasToken reports whether a comma or space separated list holds tok.
+func hasToken(list, tok string) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(list), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		if f == tok {
+			return true
+		}
+	}
+	return false
+}
+
+// inScope reports whether a link found on from may be followed.
+func inScope(scope Scope, from, to *url.URL) bool {
+	switch scope {
+	case ScopeAny:
+		return true
+	case ScopeDomain:
+		a, err1 := publicsuffix.EffectiveTLDPlusOne(from.Hostname())
+		b, err2 := publicsuffix.EffectiveTLDPlusOne(to.Hostname())
+		if err1 != nil || err2 != nil {
+			return from.Hostname() == to.Hostname()
+		}
+		return a == b
+	default:
+		return from.Host == to.Host
+	}
+}

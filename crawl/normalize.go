@@ -1,0 +1,249 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// Normalize returns the canonical form of an absolute http(s) URL, the form
+// the frontier de-duplicates on:
+//
+//   - scheme and host lower-cased, an internationalised host in punycode;
+//   - the default port (80, 443) dropped, other ports kept;
+//   - dot segments removed, an empty path made "/";
+//   - percent-encoding: hex upper-cased, unreserved characters decoded,
+//     characters that may not appear raw (spaces, non-ASCII) encoded;
+//   - the fragment dropped.
+//
+// The query is kept in its order; trailing slashes, "index.html" and
+// session parameters are not touched: they can name different resources.
+func Normalize(raw string) (string, error) {
+	u, err := normalizeURL(raw)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
+}
+
+func normalizeURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, errors.New("empty URL")
+	}
+	for _, r := range raw {
+		if r < 0x20 || r == 0x7f {
+			return nil, fmt.Errorf("URL %q contains a control character", clip(raw, 80))
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("unparsable URL %q: %v", clip(raw, 80), err)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	switch u.Scheme {
+	case "http", "https":
+	case "":
+		return nil, fmt.Errorf("URL %q has no scheme (want http:// or https://)", clip(raw, 80))
+	default:
+		return nil, fmt.Errorf("URL %q: scheme %q is not http or https", clip(raw, 80), u.Scheme)
+	}
+	if u.Opaque != "" {
+		return nil, fmt.Errorf("URL %q has no host", clip(raw, 80))
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("URL %q carries user credentials, which polite does not send", clip(raw, 80))
+	}
+	host, err := normalizeHost(u)
+	if err != nil {
+		return nil, fmt.Errorf("URL %q: %v", clip(raw, 80), err)
+	}
+	u.Host = host
+	u.Fragment, u.RawFragment = "", ""
+	p := removeDotSegments(normalizeEscapes(u.EscapedPath(), pathSafe))
+	if p == "" {
+		p = "/"
+	}
+	if err := setEscapedPath(u, p); err != nil {
+		return nil, fmt.Errorf("URL %q: %v", clip(raw, 80), err)
+	}
+	u.RawQuery = normalizeEscapes(u.RawQuery, querySafe)
+	u.ForceQuery = false
+	return u, nil
+}
+
+func normalizeHost(u *url.URL) (string, error) {
+	h := u.Hostname()
+	port := u.Port()
+	if h == "" {
+		return "", errors.New("no host")
+	}
+	if strings.Contains(u.Host, ":") && port == "" && !strings.HasSuffix(u.Host, "]") {
+		return "", errors.New("empty port")
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		if ip.To4() == nil {
+			h = "[" + ip.String() + "]"
+		} else {
+			h = ip.String()
+		}
+	} else {
+		if strings.ContainsAny(h, "%[]") {
+			return "", fmt.Errorf("bad host %q", h)
+		}
+		a, err := idna.Lookup.ToASCII(strings.TrimSuffix(h, "."))
+		if err != nil {
+			return "", fmt.Errorf("bad host name %q: %v", h, err)
+		}
+		h = strings.ToLower(a)
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q out of range", port)
+		}
+		if !(u.Scheme == "http" && n == 80) && !(u.Scheme == "https" && n == 443) {
+			h += ":" + strconv.Itoa(n)
+		}
+	}
+	return h, nil
+}
+
+// setEscapedPath sets u's path from its escaped form.
+func setEscapedPath(u *url.URL, escaped string) error {
+	p, err := url.PathUnescape(escaped)
+	if err != nil {
+		return err
+	}
+	u.Path, u.RawPath = p, escaped
+	if u.EscapedPath() != escaped {
+		u.RawPath = ""
+		if u.EscapedPath() != escaped {
+			u.RawPath = escaped
+		}
+	}
+	return nil
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// pathSafe and querySafe report which bytes may stand raw in a path or query.
+func pathSafe(c byte) bool {
+	return isUnreserved(c) || strings.IndexByte("!$&'()*+,;=:@/", c) >= 0
+}
+
+func querySafe(c byte) bool { return pathSafe(c) || c == '?' }
+
+const upperHex = "0123456789ABCDEF"
+
+// normalizeEscapes upper-cases percent-escapes, decodes those of unreserved
+// characters, encodes bytes that may not stand raw, and turns a stray "%"
+// into "%25".
+func normalizeEscapes(s string, safe func(byte) bool) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(v) {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(upperHex[v>>4])
+				b.WriteByte(upperHex[v&15])
+			}
+			i += 2
+		case c != '%' && safe(c):
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&15])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// removeDotSegments applies RFC 3986 5.2.4 to an escaped path.
+func removeDotSegments(p string) string {
+	if !strings.Contains(p, ".") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	r := strings.Join(out, "/")
+	if strings.HasPrefix(p, "/") && !strings.HasPrefix(r, "/") {
+		r = "/" + r
+	}
+	return r
+}
+
+// hostKey is the pacing key of a normalised URL: lower-cased host plus a
+// non-default port.
+func hostKey(u *url.URL) string { return u.Host }
+
+// resolve resolves a link or Location against base and normalises it.
+func resolve(base *url.URL, ref string) (*url.URL, error) {
+	ref = strings.TrimSpace(ref)
+	r, err := url.Parse(ref)
+	if err != nil {
+		return nil, fmt.Errorf("unparsable link %q: %v", clip(ref, 80), err)
+	}
+	return normalizeURL(base.ResolveReference(r).String())
+}
+
+// mustURL parses a URL the frontier already holds in normalised form.
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
+}

@@ -1,0 +1,135 @@
+package crawl
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"scheme and host case", "HTTP://Example.ORG/Path", "http://example.org/Path"},
+		{"default http port", "http://example.org:80/a", "http://example.org/a"},
+		{"default https port", "https://example.org:443/a", "https://example.org/a"},
+		{"other port kept", "https://example.org:8443/a", "https://example.org:8443/a"},
+		{"empty path", "http://example.org", "http://example.org/"},
+		{"fragment dropped", "http://example.org/a#top", "http://example.org/a"},
+		{"dot segments", "http://example.org/a/./b/../c", "http://example.org/a/c"},
+		{"dot segments above root", "http://example.org/../../a", "http://example.org/a"},
+		{"encoded dots are dots", "http://example.org/a/%2e%2E/b", "http://example.org/b"},
+		{"hex case", "http://example.org/a%2fb", "http://example.org/a%2Fb"},
+		{"unreserved decoded", "http://example.org/%7Euser/%41", "http://example.org/~user/A"},
+		{"space encoded", "http://example.org/a b", "http://example.org/a%20b"},
+		{"utf-8 encoded", "http://example.org/café", "http://example.org/caf%C3%A9"},
+		{"query kept in order", "http://example.org/?b=2&a=1", "http://example.org/?b=2&a=1"},
+		{"query escapes", "http://example.org/?q=%7e%2f", "http://example.org/?q=~%2F"},
+		{"empty query dropped", "http://example.org/a?", "http://example.org/a"},
+		{"trailing slash kept", "http://example.org/a/", "http://example.org/a/"},
+		{"idn to punycode", "http://bücher.example/", "http://xn--bcher-kva.example/"},
+		{"ipv6 literal", "http://[::1]:8080/", "http://[::1]:8080/"},
+		{"ipv6 long form", "http://[0:0:0:0:0:0:0:1]/", "http://[::1]/"},
+		{"trailing dot host", "http://example.org./", "http://example.org/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Normalize(tt.in)
+			if err != nil {
+				t.Fatalf("Normalize(%q): %v", tt.in, err)
+			}
+			if got != tt.want {
+				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			again, err := Normalize(got)
+			if err != nil || again != got {
+				t.Errorf("Normalize is not idempotent: %q -> %q (%v)", got, again, err)
+			}
+		})
+	}
+}
+
+func TestNormalizeRejects(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"no scheme", "example.org/a", "no scheme"},
+		{"mailto", "mailto:a@example.org", "not http or https"},
+		{"javascript", "javascript:alert(1)", "not http or https"},
+		{"no host", "http:///a", "no host"},
+		{"port too big", "http://example.org:65536/", "out of range"},
+		{"port zero", "http://example.org:0/", "out of range"},
+		{"control char", "http://example.org/\x01", "control character"},
+		{"credentials", "http://u:p@example.org/", "credentials"},
+		{"bad idn", "http://xn--a.example/", "bad host name"},
+		{"stray percent", "http://example.org/100%", "unparsable URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Normalize(tt.in)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Normalize(%q) err = %v, want one containing %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
+	hostile := []string{
+		"http://example.org/../../etc/passwd",
+		"http://example.org/%2e%2e/%2e%2e/etc/passwd",
+		"http://example.org/..%2f..%2fetc%2fpasswd",
+		"http://example.org/a\\..\\..\\b",
+		"http://example.org//absolute//path",
+		"http://example.org/CON",
+		"http://example.org/nul.txt",
+		"http://example.org/" + strings.Repeat("x", 5000),
+		"http://example.org/.hidden",
+		"http://example.org/a%00b",
+		"http://example.org/?q=../../x",
+		"http://[::1]:8080/a",
+		"http://example.org/",
+		"http://example.org",
+	}
+	seen := map[string]string{}
+	for _, raw := range hostile {
+		u, err := normalizeURL(raw)
+		if err != nil {
+			t.Fatalf("normalizeURL(%q): %v", raw, err)
+		}
+		p := bodyPath(u)
+		parts := strings.Split(p, "/")
+		if len(parts) != 2 {
+			t.Errorf("bodyPath(%q) = %q, want HOST/NAME", raw, p)
+		}
+		for _, part := range parts {
+			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+				t.Errorf("bodyPath(%q) = %q: unsafe part %q", raw, p, part)
+			}
+		}
+		if prev, dup := seen[p]; dup && prev != u.String() {
+			t.Errorf("bodyPath(%q) = bodyPath(%q) = %q", raw, prev, p)
+		}
+		seen[p] = u.String()
+	}
+}
+
+func TestResolve(t *testing.T) {
+	base, _ := url.Parse("http://example.org/dir/page.html")
+	tests := []struct{ ref, want string }{
+		{"other.html", "http://example.org/dir/other.html"},
+		{"/root", "http://example.org/root"},
+		{"../up", "http://example.org/up"},
+		{"//cdn.example.org/x", "http://cdn.example.org/x"},
+		{"https://Example.org:443/y#f", "https://example.org/y"},
+		{"?q=1", "http://example.org/dir/page.html?q=1"},
+	}
+	for _, tt := range tests {
+		u, err := resolve(base, tt.ref)
+		if err != nil {
+			t.Errorf("resolve(%q): %v", tt.ref, err)
+			continue
+		}
+		if u.String() != tt.want {
+			t.Errorf("resolve(%q) = %q, want %q", tt.ref, u, tt.want)
+		}
+	}
+}

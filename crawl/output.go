@@ -1,0 +1,142 @@
+package crawl
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+)
+
+// maxNameBytes bounds the readable part of a body's file name.
+const maxNameBytes = 80
+
+// bodyPath maps a normalised URL to a file path relative to the output
+// folder: "HOST/READABLE-HASH.EXT". The host folder is the host with ":"
+// replaced; the file name is the URL path flattened to a safe alphabet,
+// clipped, and suffixed with 12 hex digits of the URL's SHA-256, so that no
+// two URLs share a file, no URL can name a folder of its own, and nothing
+// ("..", "%2e%2e", "\\", NUL, reserved device names, very long paths) can
+// leave the output folder. Only [A-Za-z0-9._-] appear in either part.
+func bodyPath(u *url.URL) string {
+	sum := sha256.Sum256([]byte(u.String()))
+	tag := hex.EncodeToString(sum[:6])
+
+	host := safeName(strings.ReplaceAll(u.Host, ":", "_"), 100)
+	if host == "" {
+		host = "_"
+	}
+	p := u.EscapedPath()
+	ext := ""
+	if e := path.Ext(p); len(e) > 1 && len(e) <= 8 && safeName(e, 8) == e && !strings.Contains(e, "%") {
+		ext, p = e, strings.TrimSuffix(p, e)
+	}
+	name := safeName(strings.Trim(strings.ReplaceAll(p, "/", "_"), "_"), maxNameBytes)
+	if name == "" {
+		name = "index"
+	}
+	return host + "/" + name + "-" + tag + ext
+}
+
+// safeName keeps [A-Za-z0-9._-], turns every other byte into "_", strips
+// leading dots (no hidden or "..") and clips to n bytes.
+func safeName(s string, n int) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUnreserved(c) && c != '~' {
+			b = append(b, c)
+		} else {
+			b = append(b, '_')
+		}
+	}
+	out := strings.TrimLeft(string(b), ".")
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// outDir writes bodies under one folder through an os.Root, so that no
+// name, symlink or race can reach outside it.
+type outDir struct {
+	root *os.Root
+	dir  string
+}
+
+func openOutDir(dir string) (*outDir, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create output folder: %w", err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open output folder: %w", err)
+	}
+	return &outDir{root: r, dir: dir}, nil
+}
+
+func (o *outDir) Close() error { return o.root.Close() }
+
+// write stores data under rel, through a temporary name and a rename, so
+// the file is either whole under its final name or absent.
+func (o *outDir) write(rel string, data []byte) error {
+	if d := path.Dir(rel); d != "." {
+		if fi, err := o.root.Lstat(d); err == nil && !fi.IsDir() {
+			return fmt.Errorf("write %s: %s is not a folder", rel, d)
+		} else if errors.Is(err, os.ErrNotExist) {
+			if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("write %s: %w", rel, err)
+			}
+		}
+	}
+	tmp := rel + ".part"
+	f, err := o.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = o.root.Rename(tmp, rel)
+	}
+	if werr != nil {
+		o.root.Remove(tmp)
+		return fmt.Errorf("write %s: %w", rel, werr)
+	}
+	return nil
+}
+
+// create opens a file directly under the folder for streaming (manifest).
+func (o *outDir) create(name string) (*os.File, error) {
+	return o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+// replace writes a small file whole (reports), through a temporary name.
+func (o *outDir) replace(name string, w func(io.Writer) error) error {
+	tmp := name + ".part"
+	f, err := o.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	err = w(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = o.root.Rename(tmp, name)
+	}
+	if err != nil {
+		o.root.Remove(tmp)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package crawl
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+		"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"polite/robots"
+	"polite/store"
+)
+
+// result is what a worker hands back to the loop.
+type result struct {
+	host   string
+	entry  store.Entry
+	url    *url.URL
+	start  time.Time
+	delay  time.Duration // the host's delay when the request started
+	resp   response
+	file   string // body written under this name, "" if none
+	sha    string
+	links  []*url.URL
+	slow   bool // body matched --slow-down-pattern
+	werr   error
+	robots *robotsResult // set for a robots.txt fetch
+}
+
+// startFetch starts a request for e in its own goroutine.
+func (c *crawler) startFetch(ctx context.Context, h *hostRun, e store.Entry, now time.Time) {
+	u, _ := normalizeURL(e.URL)
+	e.Attempts++
+	c.begin(h, now)
+	r := result{host: h.key, entry: e, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
+	c.pacer.Begin(h.key, now)
+	hdr := http.Header{}
+	if e.File != "" {
+		if _, err := c.out.root.Stat(e.File); err == nil {
+			if e.ETag != "" {
+				hdr.Set("If-None-Match", e.ETag)
+			}
+			if e.LastModified != "" {
+				hdr.Set("If-Modified-Since", e.LastModified)
+			}
+		}
+	}
+	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
+	follow := e.Depth < c.cfg.Depth
+	go func() {
+		r.resp = c.fetch.get(withPrivateOK(ctx, privateOK), u, hdr)
+		if r.resp.Err == nil && r.resp.Status/100 == 2 {
+			c.keepBody(&r, follow)
+		}
+		c.results <- r
+	}()
+}
+
+// begin counts a request to h starting at now.
+func (c *crawler) begin(h *hostRun, now time.Time) {
+	c.inflight++
+	c.requests++
+	h.inflight++
+	h.requests++
+	h.stats.Requests++
+	if !h.waitingSince.IsZero() {
+		h.stats.WaitS += now.Sub(h.waitingSince).Seconds()
+		h.waitingSince = time.Time{}
+	}
+}
+
+// keepBody writes a 2xx body to disk, hashes it and, when the crawl goes
+// deeper, takes its links. It runs in the worker goroutine.
+func (c *crawler) keepBody(r *result, follow bool) {
+	body := r.resp.Body
+	sum := sha256.Sum256(body)
+	r.sha = hex.EncodeToString(sum[:])
+	r.file = bodyPath(r.url)
+	if err := c.out.write(r.file, body); err != nil {
+		r.werr, r.file = err, ""
+		return
+	}
+	if c.cfg.SlowDown != nil && c.cfg.SlowDown.Match(body) {
+		r.slow = true
+	}
+	if follow && isHTML(r.resp.Header.Get("Content-Type")) {
+		for _, l := range extractLinks(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
+			if inScope(c.cfg.Scope, r.url, l) {
+				r.links = append(r.links, l)
+			}
+		}
+	}
+}
+
+func isHTML(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+}
+
+// robotsResult is a robots.txt fetch, after redirects.
+type robotsResult struct {
+	status  int // final status; 0 network error; 3xx when redirects ran out
+	body    []byte
+	cc      string // Cache-Control
+	hops    int
+	err     error
+	reason  string
+	retryIn time.Duration
+}
+
+// startRobots fetches the host's robots.txt unless a fresh copy is cached.
+func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
+	if h.robotsCopy == nil {
+		cp, ok, err := c.db.Robots(h.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.robotsCopy = &cp
+			if now.Before(cp.Expires) {
+				c.useRobots(h, robots.FromResponse(cp.Status, cp.Body), "cached")
+				return nil
+			}
+		}
+	}
+	h.robotsBusy = true
+	c.begin(h, now)
+	c.pacer.Begin(h.key, now)
+	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
+	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
+	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
+	go func() {
+		rr := &robotsResult{}
+		cur := u
+		for {
+			resp := c.fetch.getRobots(withPrivateOK(ctx, privateOK), cur)
+			if rr.hops == 0 {
+				r.resp = resp
+			}
+			rr.status, rr.body, rr.err, rr.reason = resp.Status, resp.Body, resp.Err, resp.Reason
+			if resp.Err != nil {
+				rr.status = 0
+			}
+			rr.cc = resp.Header.Get("Cache-Control")
+			if resp.Err != nil || resp.Status < 300 || resp.Status > 399 {
+				break
+			}
+			loc := resp.Header.Get("Location")
+			next, err := resolve(cur, loc)
+			if err != nil || rr.hops >= robots.MaxRedirects {
+				break // status stays 3xx: redirects ran out, allow all
+			}
+			rr.hops++
+			// Each hop is paced like any request to its host.
+			hk := hostKey(next)
+			for {
+				wait := c.pacer.Ready(hk, c.clock.Now()).Sub(c.clock.Now())
+				if wait <= 0 || !sleep(ctx, c.clock, wait) {
+					break
+				}
+			}
+			c.pacer.Begin(hk, c.clock.Now())
+			cur = next
+		}
+		r.robots = rr
+		c.results <- r
+	}()
+	return nil
+}
+
+// robotsScheme is the scheme of the host's first buffered URL: robots.txt
+// is fetched over the scheme the crawl will use.
+func robotsScheme(h *hostRun) string {
+	if len(h.buf) > 0 && strings.HasPrefix(h.buf[0].URL, "https:") {
+		return "https"
+	}
+	return "http"
+}

@@ -1,0 +1,13 @@
+// Command polite is a web crawler that fetches from other people's servers
+// without hurting them.
+package main
+
+import (
+	"os"
+
+	"polite/cmd"
+)
+
+func main() {
+	os.Exit(cmd.Execute())
+}
