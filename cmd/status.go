@@ -142,7 +142,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Hosts []hostStatus `json:"hosts"`
-			Runs  []runRow  `json:"runs"`
+			Runs  []runRow     `json:"runs"`
 		}{nonNil(rows), nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

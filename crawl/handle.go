@@ -247,37 +247,25 @@ func (c *crawler) addLinks(e store.Entry, r result) {
 // handleRobots takes a robots.txt fetch into use.
 func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsBusy = false
-	rr := r.robots
-	c.observe(h, r, now)
-	rb := robots.FromResponse(rr.status, rr.body)
-	if rb.Access == robots.Unreachable {
-		if cp := h.robotsCopy; cp != nil && now.Sub(cp.FetchedAt) < robots.MaxStale && cp.Status/100 != 5 {
-			c.useRobots(h, robots.FromResponse(cp.Status, cp.Body), fmt.Sprintf("unreachable (%s); using the copy of %s", describeStatus(rr.status, rr.reason), cp.FetchedAt.Format(time.RFC3339)))
-			return
-		}
-		h.robotsWait = pace.Backoff(h.robotsWait, 5*time.Second, 5*time.Minute, c.cfg.Rand)
-		h.robotsRetryAt = now.Add(h.robotsWait)
-		h.stats.Robots = fmt.Sprintf("unreachable (%s): host waits, retry in %s", describeStatus(rr.status, rr.reason), fmtDur(h.robotsWait))
-		c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", describeStatus(rr.status, rr.reason), "retry_in", fmtDur(h.robotsWait))
+	if r.robots.reason == "canceled" {
 		return
 	}
-	cp := store.RobotsCopy{Host: h.key, Status: rr.status, Body: rr.body, FetchedAt: now,
-		Expires: now.Add(robots.TTL(rr.cc, c.cfg.RobotsTTL))}
-	if err := c.db.PutRobots(cp); err != nil {
-		c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
-	}
-	h.robotsCopy = &cp
-	c.useRobots(h, rb, describeStatus(rr.status, ""))
-}
-
-func describeStatus(status int, reason string) string {
-	if status == 0 {
-		if reason == "" {
-			reason = "network error"
+	c.observe(h, r, now)
+	rb, how, fresh := interpretRobots(h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
+	if fresh != nil {
+		if err := c.db.PutRobots(*fresh); err != nil {
+			c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 		}
-		return reason
+		h.robotsCopy = fresh
 	}
-	return fmt.Sprintf("%d", status)
+	if rb == nil {
+		h.robotsWait = pace.Backoff(h.robotsWait, 5*time.Second, 5*time.Minute, c.cfg.Rand)
+		h.robotsRetryAt = now.Add(h.robotsWait)
+		h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
+		c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
+		return
+	}
+	c.useRobots(h, rb, how)
 }
 
 // useRobots applies a host's robots.txt: its rules and its published floors.

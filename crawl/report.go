@@ -11,19 +11,19 @@ import (
 // Report is what a run did, host by host. It is written as report.json and
 // stored with the run.
 type Report struct {
-	RunID       int64          `json:"run_id"`
-	Job         string         `json:"job"`
-	Start       time.Time      `json:"start"`
-	End         time.Time      `json:"end"`
-	DurationS   float64        `json:"duration_s"`
-	ExitCode    int            `json:"exit_code"`
-	StopReason  string         `json:"stop_reason"`            // "done", "interrupted", or the budget that bound
-	BudgetsBound []string      `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	Totals      Totals         `json:"totals"`
-	Hosts       []*HostStats   `json:"hosts"`
-	Rejected    []Rejected     `json:"rejected_seeds,omitempty"`
-	Dead        []DeadURL      `json:"dead,omitempty"`
-	Frontier    map[string]int `json:"frontier"` // entries of the job by state at the end
+	RunID        int64          `json:"run_id"`
+	Job          string         `json:"job"`
+	Start        time.Time      `json:"start"`
+	End          time.Time      `json:"end"`
+	DurationS    float64        `json:"duration_s"`
+	ExitCode     int            `json:"exit_code"`
+	StopReason   string         `json:"stop_reason"`             // "done", "interrupted", or the budget that bound
+	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
+	Totals       Totals         `json:"totals"`
+	Hosts        []*HostStats   `json:"hosts"`
+	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
+	Dead         []DeadURL      `json:"dead,omitempty"`
+	Frontier     map[string]int `json:"frontier"` // entries of the job by state at the end
 }
 
 // Totals sums the hosts.
@@ -48,32 +48,32 @@ type DeadURL struct {
 
 // HostStats is one host's share of a run.
 type HostStats struct {
-	Host          string  `json:"host"`
-	Requests      int     `json:"requests"`
-	S2xx          int     `json:"2xx"`
-	S304          int     `json:"304"`
-	S3xx          int     `json:"3xx"`
-	S4xx          int     `json:"4xx"`
-	S429          int     `json:"429"`
-	S5xx          int     `json:"5xx"`
-	S503          int     `json:"503"`
-	Errors        int     `json:"errors"`
-	Excluded      int     `json:"excluded_by_robots"`
-	Retries       int     `json:"retries"`
-	Bytes         int64   `json:"bytes"`
-	P50MS         float64 `json:"p50_ms"`
-	P95MS         float64 `json:"p95_ms"`
-	MaxMS         float64 `json:"max_ms"`
-	DelayStartS   float64 `json:"delay_start_s"`  // aged delay the run started from
-	StoredStartS  float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
-	DelayEndS     float64 `json:"delay_end_s"`
-	FloorS        float64 `json:"floor_s"`
-	FloorSource   string  `json:"floor_source"`
-	WaitS         float64 `json:"wait_s"` // time the host's URLs waited on pacing
-	RetryAfters   int     `json:"retry_after_waits"`
-	Robots        string  `json:"robots"` // what robots.txt said: "parsed", "none (404)", "unreachable", ...
-	Stopped       string  `json:"stopped"`
-	Timeline      []Point `json:"timeline,omitempty"`
+	Host         string  `json:"host"`
+	Requests     int     `json:"requests"`
+	S2xx         int     `json:"2xx"`
+	S304         int     `json:"304"`
+	S3xx         int     `json:"3xx"`
+	S4xx         int     `json:"4xx"`
+	S429         int     `json:"429"`
+	S5xx         int     `json:"5xx"`
+	S503         int     `json:"503"`
+	Errors       int     `json:"errors"`
+	Excluded     int     `json:"excluded_by_robots"`
+	Retries      int     `json:"retries"`
+	Bytes        int64   `json:"bytes"`
+	P50MS        float64 `json:"p50_ms"`
+	P95MS        float64 `json:"p95_ms"`
+	MaxMS        float64 `json:"max_ms"`
+	DelayStartS  float64 `json:"delay_start_s"`  // aged delay the run started from
+	StoredStartS float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
+	DelayEndS    float64 `json:"delay_end_s"`
+	FloorS       float64 `json:"floor_s"`
+	FloorSource  string  `json:"floor_source"`
+	WaitS        float64 `json:"wait_s"` // time the host's URLs waited on pacing
+	RetryAfters  int     `json:"retry_after_waits"`
+	Robots       string  `json:"robots"` // what robots.txt said: "parsed", "none (404)", "unreachable", ...
+	Stopped      string  `json:"stopped"`
+	Timeline     []Point `json:"timeline,omitempty"`
 
 	latencies []time.Duration
 }

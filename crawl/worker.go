@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-		"mime"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -100,17 +100,6 @@ func isHTML(ct string) bool {
 	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
 }
 
-// robotsResult is a robots.txt fetch, after redirects.
-type robotsResult struct {
-	status  int // final status; 0 network error; 3xx when redirects ran out
-	body    []byte
-	cc      string // Cache-Control
-	hops    int
-	err     error
-	reason  string
-	retryIn time.Duration
-}
-
 // startRobots fetches the host's robots.txt unless a fresh copy is cached.
 func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
@@ -133,39 +122,7 @@ func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) er
 	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
 	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
 	go func() {
-		rr := &robotsResult{}
-		cur := u
-		for {
-			resp := c.fetch.getRobots(withPrivateOK(ctx, privateOK), cur)
-			if rr.hops == 0 {
-				r.resp = resp
-			}
-			rr.status, rr.body, rr.err, rr.reason = resp.Status, resp.Body, resp.Err, resp.Reason
-			if resp.Err != nil {
-				rr.status = 0
-			}
-			rr.cc = resp.Header.Get("Cache-Control")
-			if resp.Err != nil || resp.Status < 300 || resp.Status > 399 {
-				break
-			}
-			loc := resp.Header.Get("Location")
-			next, err := resolve(cur, loc)
-			if err != nil || rr.hops >= robots.MaxRedirects {
-				break // status stays 3xx: redirects ran out, allow all
-			}
-			rr.hops++
-			// Each hop is paced like any request to its host.
-			hk := hostKey(next)
-			for {
-				wait := c.pacer.Ready(hk, c.clock.Now()).Sub(c.clock.Now())
-				if wait <= 0 || !sleep(ctx, c.clock, wait) {
-					break
-				}
-			}
-			c.pacer.Begin(hk, c.clock.Now())
-			cur = next
-		}
-		r.robots = rr
+		r.resp, r.robots = fetchRobots(withPrivateOK(ctx, privateOK), c.fetch, c.pacer, c.clock, u)
 		c.results <- r
 	}()
 	return nil

@@ -1,0 +1,93 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"polite/pace"
+	"polite/robots"
+	"polite/store"
+)
+
+// robotsResult is a robots.txt fetch, after redirects.
+type robotsResult struct {
+	status int // final status; 0 network error; 3xx when redirects ran out
+	body   []byte
+	cc     string // Cache-Control
+	hops   int
+	reason string // classified network failure
+}
+
+// fetchRobots fetches the robots.txt at u as RFC 9309 says: up to
+// robots.MaxRedirects redirects are followed, each one paced like any
+// request to its host (the first request's pacing is the caller's); a body
+// is cut at robots.MaxBytes. first is the answer to the first request.
+func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u *url.URL) (first response, rr *robotsResult) {
+	rr = &robotsResult{}
+	cur := u
+	for {
+		resp := f.getRobots(ctx, cur)
+		if rr.hops == 0 {
+			first = resp
+		}
+		rr.status, rr.body, rr.reason = resp.Status, resp.Body, resp.Reason
+		if resp.Err != nil {
+			rr.status = 0
+			return first, rr
+		}
+		rr.cc = resp.Header.Get("Cache-Control")
+		if resp.Status < 300 || resp.Status > 399 {
+			return first, rr
+		}
+		next, err := resolve(cur, resp.Header.Get("Location"))
+		if err != nil || rr.hops >= robots.MaxRedirects {
+			return first, rr // status stays 3xx: redirects ran out, allow all
+		}
+		rr.hops++
+		hk := hostKey(next)
+		for {
+			wait := p.Ready(hk, clock.Now()).Sub(clock.Now())
+			if wait <= 0 || !sleep(ctx, clock, wait) {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			return first, &robotsResult{reason: "canceled"}
+		}
+		p.Begin(hk, clock.Now())
+		cur = next
+	}
+}
+
+// interpretRobots decides what a robots.txt fetch means for a host. It
+// returns the rules to use and how they were got; rules are nil when the
+// host is unreachable and no cached copy younger than robots.MaxStale can
+// stand in (the host then waits). fresh is the copy to cache, nil when
+// nothing new should be stored.
+func interpretRobots(key string, rr *robotsResult, cached *store.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *store.RobotsCopy) {
+	rb = robots.FromResponse(rr.status, rr.body)
+	if rb.Access != robots.Unreachable {
+		fresh = &store.RobotsCopy{Host: key, Status: rr.status, Body: rr.body, FetchedAt: now,
+			Expires: now.Add(robots.TTL(rr.cc, ttl))}
+		return rb, describeStatus(rr.status, ""), fresh
+	}
+	if cached != nil && now.Sub(cached.FetchedAt) < robots.MaxStale {
+		if old := robots.FromResponse(cached.Status, cached.Body); old.Access != robots.Unreachable {
+			return old, fmt.Sprintf("unreachable (%s); using the copy of %s",
+				describeStatus(rr.status, rr.reason), cached.FetchedAt.UTC().Format(time.RFC3339)), nil
+		}
+	}
+	return nil, "unreachable (" + describeStatus(rr.status, rr.reason) + ")", nil
+}
+
+func describeStatus(status int, reason string) string {
+	if status == 0 {
+		if reason == "" {
+			reason = "network error"
+		}
+		return reason
+	}
+	return fmt.Sprintf("%d", status)
+}
