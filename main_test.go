@@ -264,3 +264,45 @@ func mustHostname(t *testing.T) string {
 	}
 	return h
 }
+
+func TestCLIRobotsCheck(t *testing.T) {
+	o, srv := serve(t, crawltest.Config{Robots: "User-agent: *\nDisallow: /private\nCrawl-delay: 0.01\n"})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	crawled := run(t, "", append(append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out")}, fast...),
+		writeFile(t, "s.txt", srv.URL+"/a\n"+srv.URL+"/private/b\n"))...)
+	if crawled.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s", crawled.code, crawled.stderr)
+	}
+	robotsAfterCrawl := o.Stats().Robots
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings
+	}{
+		{"allowed, from the copy the crawl cached", []string{srv.URL + "/a"}, 0,
+			[]string{"ALLOWED     " + srv.URL + "/a", "(cached copy of ", "crawl-delay   10ms"}},
+		{"disallowed", []string{srv.URL + "/a", srv.URL + "/private/b"}, 1,
+			[]string{"DISALLOWED  " + srv.URL + "/private/b", `rule          "Disallow: /private" (line 2)`}},
+		{"json", []string{"--json", srv.URL + "/private/b"}, 1, []string{`"allowed": false`, `"cached": true`}},
+		{"file", []string{"--file", "testdata/robots/news.txt", "https://news.example/search"}, 1,
+			[]string{`rule          "Disallow: /search" (line 21)`}},
+		{"bad URL", []string{"mailto:x@example.org"}, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, "", append([]string{"robots", "check", "--db", db}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", r.code, tc.code, r.stderr)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+				}
+			}
+		})
+	}
+	if n := o.Stats().Robots; n != robotsAfterCrawl {
+		t.Errorf("robots check fetched robots.txt %d times, want 0: the crawl's copy is fresh", n-robotsAfterCrawl)
+	}
+}

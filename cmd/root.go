@@ -143,7 +143,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		Version:       Version,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v (see polite %s --help)", errUsage, err, c.Name())
+		return fmt.Errorf("%w: %v (see %s --help)", errUsage, err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
@@ -153,6 +153,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 	root.AddCommand(
 		newCrawlCmd(io, g),
 		newStatusCmd(io, g),
+		newRobotsCmd(io, g),
 		newVersionCmd(io),
 	)
 	return root

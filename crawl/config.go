@@ -42,6 +42,10 @@ type Config struct {
 	FloorHosts    map[string]time.Duration // --floor-host host=DUR
 	MaxCrawlDelay time.Duration            // a Crawl-delay above it skips the host
 	RobotsTTL     time.Duration
+	// RobotsRetry is the first wait before an unreachable robots.txt is
+	// asked again in the same run (growing with jitter after that); 0
+	// means 5s. The fetch is tried at most MaxAttempts times a run.
+	RobotsRetry time.Duration
 
 	MaxBody        int64
 	Timeout        time.Duration // whole request

@@ -251,6 +251,9 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 		return
 	}
 	c.observe(h, r, now)
+	// Redirects followed are requests too (the first one was counted).
+	c.requests += r.robots.hops
+	h.stats.Requests += r.robots.hops
 	rb, how, fresh := interpretRobots(h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
 	if fresh != nil {
 		if err := c.db.PutRobots(*fresh); err != nil {
@@ -259,7 +262,19 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 		h.robotsCopy = fresh
 	}
 	if rb == nil {
-		h.robotsWait = pace.Backoff(h.robotsWait, 5*time.Second, 5*time.Minute, c.cfg.Rand)
+		// Until robots.txt is known every request to the host is a
+		// robots.txt fetch, so h.requests counts the attempts.
+		if h.requests >= c.cfg.MaxAttempts {
+			h.skip = how + ": URLs wait for the next run"
+			h.stats.Robots = h.skip
+			c.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
+			return
+		}
+		base := c.cfg.RobotsRetry
+		if base <= 0 {
+			base = 5 * time.Second
+		}
+		h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), c.cfg.Rand)
 		h.robotsRetryAt = now.Add(h.robotsWait)
 		h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
 		c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))

@@ -1,0 +1,390 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"polite/crawl"
+	"polite/robots"
+)
+
+// robotsCheckOptions are the flags and arguments of polite robots check.
+type robotsCheckOptions struct {
+	File      string
+	Agent     string
+	JSON      bool
+	UserAgent string
+	Timeout   time.Duration
+	RobotsTTL time.Duration
+	URLs      []string
+}
+
+func newRobotsCmd(io IO, g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "robots",
+		Short: "Ask what robots.txt lets polite fetch",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%w: unknown command %q for polite robots (see polite robots --help)", errUsage, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newRobotsCheckCmd(io, g))
+	return cmd
+}
+
+func newRobotsCheckCmd(io IO, g *globals) *cobra.Command {
+	def := crawl.DefaultConfig()
+	opts := &robotsCheckOptions{Timeout: def.Timeout, RobotsTTL: def.RobotsTTL}
+	cmd := &cobra.Command{
+		Use:   "check [--file F] [--agent TOKEN] URL...",
+		Short: "Say whether robots.txt allows each URL, and which rule decided",
+		Long: `Say for each URL whether polite may fetch it and why: the robots.txt group
+that applied (or that none did), the rule that decided with its line number,
+and the Crawl-delay, Request-rate and Sitemaps that come with it.
+
+Without --file the rules are the ones a crawl would use, got the same way:
+the copy cached in the database while it is fresh (--robots-ttl, or a
+shorter Cache-Control max-age), else robots.txt fetched from the URL's host
+with the same User-Agent, timeout, redirects (at most 5, each paced) and
+status rules, then cached. A 4xx answer means no restrictions; a 5xx, a 429
+or no answer at all means everything is disallowed for now, unless a copy
+younger than 30 days stands in. With --file (- for stdin) that file is read
+as the answer for every URL: no network and no database are touched.
+
+The output is one block per URL, in the order given, separated by a blank
+line. The first line is ALLOWED or DISALLOWED and the URL as polite
+normalises it; then one field per line, the name padded to 14 columns:
+
+  DISALLOWED  https://news.example/search?q=x
+    robots.txt    https://news.example/robots.txt (fetched: 200; cached until 2025-01-02T03:04:05Z)
+    agent         polite
+    group         "User-agent: polite" (line 19)
+    rule          "Disallow: /search" (line 21)
+    reason        longest matching rule
+    crawl-delay   5s
+    request-rate  none
+    sitemap       https://news.example/sitemap-index.xml
+    sitemap       https://news.example/sitemap-news.xml
+
+"none" marks a field that does not apply; there is a sitemap line per
+Sitemap of the file. --json prints {"agent", "results": [...]} instead.
+
+Exit codes: 0 every URL allowed, 1 some URL disallowed, 2 an error (bad flag
+or URL, unreadable file, database trouble).`,
+		Example: `  polite robots check https://example.org/some/page
+  polite robots check --agent archiver https://example.org/a https://example.org/b
+  polite robots check --file testdata/robots/news.txt https://news.example/search?q=go
+  curl -s https://example.org/robots.txt | polite robots check --file - https://example.org/x
+  polite robots check --json https://example.org/a | jq '.results[].allowed'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("%w: robots check needs at least one URL (see polite robots check --help)", errUsage)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.URLs = args
+			return checkExit(io, runRobotsCheck(cmd.Context(), io, g, opts))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.File, "file", "", "read robots.txt from this file (- for stdin) instead of the URL's host")
+	f.StringVar(&opts.Agent, "agent", "", `product token matched against User-agent lines (default: from --user-agent, "polite")`)
+	f.BoolVar(&opts.JSON, "json", false, "print JSON")
+	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+URL)")`)
+	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "whole-request deadline of a robots.txt fetch")
+	f.DurationVar(&opts.RobotsTTL, "robots-ttl", opts.RobotsTTL, "how long a fetched robots.txt is cached")
+	return cmd
+}
+
+// checkExit gives robots check its exit codes: 1 only for a disallowed
+// URL, so any other failure is reported here and becomes 2.
+func checkExit(io IO, err error) error {
+	var (
+		ee   *exitError
+		intr *crawl.Interrupted
+	)
+	switch {
+	case err == nil, errors.As(err, &ee), errors.As(err, &intr), exitCode(err) == 2:
+		return err
+	}
+	fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
+	return errors.Join(errSilent, &exitError{code: 2})
+}
+
+// checkResult is the answer for one URL.
+type checkResult struct {
+	URL         string        `json:"url"`
+	Allowed     bool          `json:"allowed"`
+	Robots      checkSource   `json:"robots_txt"`
+	Group       string        `json:"group,omitempty"`
+	GroupLine   int           `json:"group_line,omitempty"`
+	Rule        string        `json:"rule,omitempty"`
+	RuleLine    int           `json:"rule_line,omitempty"`
+	Reason      string        `json:"reason"`
+	CrawlDelayS float64       `json:"crawl_delay_s,omitempty"`
+	RequestRate *requestRate  `json:"request_rate,omitempty"`
+	Sitemaps    []string      `json:"sitemaps,omitempty"`
+	crawlDelay  time.Duration // for the text form
+}
+
+// checkSource is where the rules came from: a file, or the host.
+type checkSource struct {
+	File        string    `json:"file,omitempty"`
+	URL         string    `json:"url,omitempty"`
+	How         string    `json:"how,omitempty"`
+	Cached      bool      `json:"cached,omitempty"`
+	Stale       bool      `json:"stale,omitempty"`
+	Unreachable bool      `json:"unreachable,omitempty"`
+	Requests    int       `json:"requests,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at,omitzero"`
+	Expires     time.Time `json:"expires,omitzero"`
+}
+
+// requestRate is a Request-rate as robots.txt writes it, with its interval.
+type requestRate struct {
+	Text      string  `json:"text"` // "1/10s"
+	Requests  int     `json:"requests"`
+	PerS      float64 `json:"per_s"`
+	IntervalS float64 `json:"interval_s"`
+}
+
+func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOptions) error {
+	ua := opts.UserAgent
+	if ua == "" {
+		ua = fmt.Sprintf("polite/%s (+%s)", Version, ProjectURL)
+	}
+	agent := opts.Agent
+	if agent == "" {
+		agent = robots.ProductToken(ua)
+	}
+	if agent == "" {
+		return fmt.Errorf("%w: no product token in --user-agent %q: give --agent", errUsage, ua)
+	}
+	if opts.Timeout <= 0 {
+		return fmt.Errorf("%w: --timeout must be positive", errUsage)
+	}
+	if opts.RobotsTTL < 0 {
+		return fmt.Errorf("%w: --robots-ttl must not be negative", errUsage)
+	}
+	// Every URL is checked before anything is read or fetched.
+	targets := make([]*url.URL, len(opts.URLs))
+	for i, raw := range opts.URLs {
+		n, err := crawl.Normalize(raw)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if targets[i], err = url.Parse(n); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	rulesFor, closeFn, err := opts.source(io, g, ua)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+
+	type known struct {
+		rb  *robots.Robots
+		src checkSource
+	}
+	byOrigin := map[string]known{}
+	results := make([]checkResult, 0, len(targets))
+	disallowed := false
+	for _, u := range targets {
+		origin := u.Scheme + "://" + u.Host
+		k, ok := byOrigin[origin]
+		if !ok {
+			rb, src, err := rulesFor(ctx, u.String())
+			var intr *crawl.Interrupted
+			if cause := context.Cause(ctx); err != nil && errors.As(cause, &intr) {
+				return cause
+			}
+			if err != nil {
+				return err
+			}
+			k = known{rb, src}
+			byOrigin[origin] = k
+		}
+		r, err := checkOne(k.rb, k.src, agent, u.String())
+		if err != nil {
+			return err
+		}
+		disallowed = disallowed || !r.Allowed
+		results = append(results, r)
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Agent   string        `json:"agent"`
+			Results []checkResult `json:"results"`
+		}{agent, results}); err != nil {
+			return err
+		}
+	} else if err := writeChecks(io.Out, agent, results); err != nil {
+		return err
+	}
+	if disallowed {
+		return errors.Join(errSilent, &exitError{code: 1})
+	}
+	return nil
+}
+
+// rulesFunc returns the rules that apply to a URL and where they came from.
+type rulesFunc func(ctx context.Context, target string) (*robots.Robots, checkSource, error)
+
+// source returns how rules are got: from --file, or as a crawl gets them.
+func (o *robotsCheckOptions) source(io IO, g *globals, ua string) (rulesFunc, func(), error) {
+	if o.File != "" {
+		var (
+			body []byte
+			err  error
+			name = o.File
+		)
+		if o.File == "-" {
+			name = "stdin"
+			body, err = readAll(io.In)
+		} else {
+			body, err = os.ReadFile(o.File)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: --file: %v", errUsage, err)
+		}
+		rb := robots.FromResponse(200, body)
+		return func(context.Context, string) (*robots.Robots, checkSource, error) {
+			return rb, checkSource{File: name}, nil
+		}, func() {}, nil
+	}
+	db, err := g.openDB()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := crawl.DefaultConfig()
+	cfg.UserAgent = ua
+	cfg.Timeout = o.Timeout
+	cfg.ConnectTimeout = min(cfg.ConnectTimeout, o.Timeout)
+	cfg.HeaderTimeout = min(cfg.HeaderTimeout, o.Timeout)
+	cfg.RobotsTTL = o.RobotsTTL
+	return func(ctx context.Context, target string) (*robots.Robots, checkSource, error) {
+		rb, s, err := crawl.RobotsFor(ctx, db, cfg, target)
+		return rb, checkSource{URL: s.URL, How: s.How, Cached: s.Cached, Stale: s.Stale, Unreachable: s.Unreachable,
+			Requests: s.Requests, FetchedAt: s.FetchedAt.UTC(), Expires: s.Expires.UTC()}, err
+	}, func() { db.Close() }, nil
+}
+
+func readAll(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("no standard input")
+	}
+	return io.ReadAll(r)
+}
+
+// checkOne decides one URL as a crawl would, and gathers what the group says.
+func checkOne(rb *robots.Robots, src checkSource, agent, target string) (checkResult, error) {
+	d, err := crawl.RobotsDecision(rb, agent, target)
+	if err != nil {
+		return checkResult{}, err
+	}
+	grp := rb.Group(agent)
+	r := checkResult{
+		URL: target, Allowed: d.Allowed, Robots: src,
+		Group: d.Group, GroupLine: d.GroupLine, Rule: d.Rule, RuleLine: d.RuleLine, Reason: d.Reason,
+		CrawlDelayS: grp.CrawlDelay.Seconds(), Sitemaps: rb.Sitemaps(), crawlDelay: grp.CrawlDelay,
+	}
+	if rr := grp.RequestRate; rr.Requests > 0 {
+		r.RequestRate = &requestRate{Text: fmt.Sprintf("%d/%s", rr.Requests, fmtPer(rr.Per)),
+			Requests: rr.Requests, PerS: rr.Per.Seconds(), IntervalS: rr.Interval().Seconds()}
+	}
+	return r, nil
+}
+
+// fmtPer writes a Request-rate's time the way robots.txt does: 10s, 1m, 2h.
+func fmtPer(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+// writeChecks writes the text form documented in the command's help.
+func writeChecks(w io.Writer, agent string, rs []checkResult) error {
+	var b strings.Builder
+	field := func(name, format string, a ...any) {
+		fmt.Fprintf(&b, "  %-14s%s\n", name, fmt.Sprintf(format, a...))
+	}
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		verdict := "ALLOWED"
+		if !r.Allowed {
+			verdict = "DISALLOWED"
+		}
+		fmt.Fprintf(&b, "%-12s%s\n", verdict, r.URL)
+		field("robots.txt", "%s", r.Robots.describe())
+		field("agent", "%s", agent)
+		if r.Group == "" {
+			field("group", "none")
+		} else {
+			field("group", "%q (line %d)", r.Group, r.GroupLine)
+		}
+		if r.Rule == "" {
+			field("rule", "none")
+		} else {
+			field("rule", "%q (line %d)", r.Rule, r.RuleLine)
+		}
+		field("reason", "%s", r.Reason)
+		if r.crawlDelay > 0 {
+			field("crawl-delay", "%s", r.crawlDelay)
+		} else {
+			field("crawl-delay", "none")
+		}
+		if rr := r.RequestRate; rr != nil {
+			field("request-rate", "%s (a request every %s)", rr.Text, time.Duration(rr.IntervalS*float64(time.Second)))
+		} else {
+			field("request-rate", "none")
+		}
+		for _, s := range r.Sitemaps {
+			field("sitemap", "%s", s)
+		}
+		if len(r.Sitemaps) == 0 {
+			field("sitemap", "none")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// describe says where rules came from in one line.
+func (s checkSource) describe() string {
+	const ts = time.RFC3339
+	switch {
+	case s.File != "":
+		return s.File
+	case s.Cached:
+		return fmt.Sprintf("%s (cached copy of %s, until %s)", s.URL, s.FetchedAt.Format(ts), s.Expires.Format(ts))
+	case s.Unreachable, s.Stale:
+		return fmt.Sprintf("%s (%s)", s.URL, s.How)
+	}
+	redirects := ""
+	if s.Requests > 1 {
+		redirects = fmt.Sprintf(" after %d redirects", s.Requests-1)
+	}
+	return fmt.Sprintf("%s (fetched: %s%s; cached until %s)", s.URL, s.How, redirects, s.Expires.Format(ts))
+}
