@@ -21,6 +21,7 @@ type statusOptions struct {
 	Floor    time.Duration
 	HalfLife time.Duration
 	Runs     int
+	Job      string // --job: that job's frontier and dead URLs instead
 	Now      func() time.Time
 }
 
@@ -44,6 +45,9 @@ cached robots.txt; then the last runs.`,
 				return err
 			}
 			defer db.Close()
+			if opts.Job != "" {
+				return runJobStatus(io.Out, db, opts.Job, opts.JSON)
+			}
 			return runStatus(io.Out, db, opts)
 		},
 	}
@@ -53,6 +57,7 @@ cached robots.txt; then the last runs.`,
 	f.DurationVar(&opts.Floor, "floor", def.Floor, "default floor, as given to crawl")
 	f.DurationVar(&opts.HalfLife, "half-life", def.HalfLife, "half-life, as given to crawl")
 	f.IntVar(&opts.Runs, "runs", 5, "how many recent runs to list")
+	f.StringVar(&opts.Job, "job", "", "show this job's frontier: URLs per state and the dead ones with their reasons")
 	return cmd
 }
 

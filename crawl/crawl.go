@@ -96,6 +96,8 @@ type crawler struct {
 	budgets    []string
 	fatal      error
 
+	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+
 	pendingNew     []store.Entry
 	pendingUpdates []store.Entry
 	pendingFetches []store.Fetch
@@ -163,13 +165,16 @@ func (c *crawler) prepare() error {
 		c.seedHosts[hostKey(u)] = true
 		es = append(es, store.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued, Priority: s.Priority, NextAt: c.start})
 	}
-	// A job with work left resumes it; a finished one refreshes what is due.
+	// A job whose last run was cut short (a budget, --max-duration, a
+	// signal, a crash) left URLs queued or in flight: resume them first,
+	// refreshing nothing. Otherwise start a new pass: what is due is
+	// queued again, and what the sites deferred is tried again.
 	counts, err := c.db.Counts(c.cfg.Job)
 	if err != nil {
 		return err
 	}
 	refreshBefore := time.Time{}
-	if counts[store.Queued]+counts[store.InFlight]+counts[store.Deferred] == 0 {
+	if counts[store.Queued]+counts[store.InFlight] == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
@@ -192,14 +197,22 @@ func (c *crawler) prepare() error {
 // writes the report.
 func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	end := c.clock.Now()
+	var deferErr error
 	for _, h := range c.hosts {
+		deferred := h.skip != "" && !h.budgetSkip
 		for _, e := range h.buf {
 			e.State = store.Queued
+			if deferred {
+				e.State, e.Reason = store.Deferred, h.skip
+			}
 			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
+		if deferred {
+			deferErr = errors.Join(deferErr, c.deferHost(h))
+		}
 	}
-	flushErr := c.flush()
+	flushErr := errors.Join(deferErr, c.flush())
 	saveErr := c.db.SaveAll(c.pacer.States())
 
 	rep := c.report(end)
@@ -225,9 +238,32 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if len(rep.BudgetsBound) > 0 {
+		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
+	}
 	endErr := c.db.EndRun(c.run.ID, end, code, sum.String(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", code)
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+}
+
+// deferHost marks the queued URLs of a host that the site's own answers
+// kept from being served this run (robots.txt unreachable, a long
+// Retry-After, a Crawl-delay over the limit) as deferred with the reason:
+// they are tried again next run, and do not count as a pass cut short.
+func (c *crawler) deferHost(h *hostRun) error {
+	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
+	for {
+		es, err := c.db.Take(c.cfg.Job, h.key, always, 256)
+		if err != nil || len(es) == 0 {
+			return err
+		}
+		for i := range es {
+			es[i].State, es[i].Reason = store.Deferred, h.skip
+		}
+		if err := c.db.Update(es); err != nil {
+			return err
+		}
+	}
 }
 
 func (c *crawler) report(end time.Time) *Report {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"polite/pace"
@@ -46,29 +48,42 @@ func (c *crawler) handle(r result) {
 	case resp.Err != nil:
 		c.failed(h, e, resp.Reason, false, v, now)
 	case st == http.StatusNotModified:
+		// The body on disk is still current: the entry keeps its file,
+		// hash and size, and takes any validators the 304 sends.
 		e.FetchedAt = now
-		c.finishEntry(h, e, store.NotModified, "", 0)
+		if et := resp.Header.Get("ETag"); et != "" {
+			e.ETag = et
+		}
+		if lm := resp.Header.Get("Last-Modified"); lm != "" {
+			e.LastModified = lm
+		}
+		c.successes++
+		c.finishEntry(h, &e, store.NotModified, "")
 		c.writeManifest(e, r, now)
 	case st >= 200 && st < 300:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(resp.Body))
 		e.ETag, e.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 		c.bytes += e.Bytes
 		c.successes++
-		c.finishEntry(h, e, store.Done, "", 0)
+		c.finishEntry(h, &e, store.Done, "")
 		c.writeManifest(e, r, now)
 		c.addLinks(e, r)
 	case st >= 300 && st < 400:
 		e.FetchedAt = now
-		c.finishEntry(h, e, store.Done, "", 0)
+		c.successes++
+		if refused := c.redirect(e, r); refused != "" {
+			c.finishEntry(h, &e, store.Dead, refused)
+		} else {
+			c.finishEntry(h, &e, store.Done, "")
+		}
 		c.writeManifest(e, r, now)
-		c.redirect(e, r)
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
 		c.failed(h, e, fmt.Sprintf("http-%d", st), true, v, now)
 	case st == 500 || st == 502 || st == 504:
 		c.failed(h, e, fmt.Sprintf("http-%d", st), false, v, now)
 	default:
 		e.FetchedAt = now
-		c.finishEntry(h, e, store.Dead, fmt.Sprintf("http-%d", st), 0)
+		c.finishEntry(h, &e, store.Dead, fmt.Sprintf("http-%d", st))
 		c.writeManifest(e, r, now)
 	}
 }
@@ -163,7 +178,7 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 	case "too-large", "tls", "bad-url", "bad-headers", "bad-encoding":
 		retryable = false
 	case "private-address":
-		c.finishEntry(h, e, store.Excluded, reason, 0)
+		c.finishEntry(h, &e, store.Excluded, reason)
 		return
 	}
 	switch {
@@ -174,7 +189,7 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 		return
 	case !retryable || e.Attempts >= c.cfg.MaxAttempts:
 		e.FetchedAt = now
-		c.finishEntry(h, e, store.Dead, reason, 0)
+		c.finishEntry(h, &e, store.Dead, reason)
 		c.writeManifest(e, result{url: mustURL(e.URL), resp: response{Status: e.LastStatus}}, now)
 		return
 	case float64(c.retries) >= float64(c.cfg.RetryBase)+c.cfg.RetryRatio*float64(c.successes):
@@ -189,10 +204,10 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 	}
 	c.retries++
 	h.stats.Retries++
-	wait := v.Hold
+	wait := v.Hold // 429, 503: the pacer's penalty and any Retry-After
 	if !congestion {
-		e.Reason = reason
-		wait = pace.Backoff(time.Duration(e.Attempts-1)*time.Second, time.Second, time.Minute, c.cfg.Rand)
+		base := c.retryBase()
+		wait = pace.Backoff(time.Duration(e.Attempts-1)*base, base, retryCap, c.cfg.Rand)
 	}
 	e.State, e.Reason, e.NextAt = store.Queued, reason, now.Add(wait)
 	c.pendingUpdates = append(c.pendingUpdates, e)
@@ -202,10 +217,22 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 	}
 }
 
-// finishEntry records an entry's final state for this run.
-func (c *crawler) finishEntry(h *hostRun, e store.Entry, s store.State, reason string, _ int) {
+// retryCap bounds the backoff before a retry that carries no pacing
+// penalty (5xx other than 503, timeouts, resets).
+const retryCap = time.Minute
+
+// retryBase is the first backoff before such a retry: twice the default
+// floor (1 s with the defaults), at least 10 ms. Later attempts wait
+// longer, with decorrelated jitter.
+func (c *crawler) retryBase() time.Duration {
+	return max(2*c.cfg.Pace.Floor, 10*time.Millisecond)
+}
+
+// finishEntry records an entry's final state for this run; e takes the
+// state and reason, so that the manifest line written next shows them.
+func (c *crawler) finishEntry(h *hostRun, e *store.Entry, s store.State, reason string) {
 	e.State, e.Reason = s, reason
-	c.pendingUpdates = append(c.pendingUpdates, e)
+	c.pendingUpdates = append(c.pendingUpdates, *e)
 	c.counts[s]++
 	if s == store.Dead {
 		c.dead = append(c.dead, DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
@@ -213,25 +240,68 @@ func (c *crawler) finishEntry(h *hostRun, e store.Entry, s store.State, reason s
 }
 
 // redirect puts a 3xx target into the frontier, to pass robots.txt and
-// pacing of its own host.
-func (c *crawler) redirect(e store.Entry, r result) {
+// pacing of its own host, at the same depth. It returns why the redirect
+// was refused ("" when it was followed, or when there is no Location):
+// a scheme other than http(s), an unusable Location, a chain longer than
+// maxHops, or a loop back into its own chain.
+func (c *crawler) redirect(e store.Entry, r result) string {
 	loc := r.resp.Header.Get("Location")
 	if loc == "" {
-		return
+		return ""
+	}
+	refuse := func(reason string, args ...any) string {
+		c.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(loc, 200), "reason", reason}, args...)...)
+		return reason
+	}
+	ref, err := url.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		return refuse("bad-redirect", "err", err)
+	}
+	if s := strings.ToLower(r.url.ResolveReference(ref).Scheme); s != "http" && s != "https" {
+		return refuse("redirect-scheme", "scheme", s)
 	}
 	u, err := resolve(r.url, loc)
 	if err != nil {
-		c.log.Info("redirect refused", "url", e.URL, "location", clip(loc, 200), "err", err)
-		return
+		return refuse("bad-redirect", "err", err)
+	}
+	target := u.String()
+	if c.inChain(e, target) {
+		return refuse("redirect-loop")
 	}
 	if e.Hops+1 > maxHops {
-		c.log.Info("redirect chain too long", "url", e.URL, "hops", e.Hops+1)
-		return
+		return refuse("too-many-redirects", "hops", e.Hops+1)
+	}
+	if c.redirectFrom == nil {
+		c.redirectFrom = map[string]string{}
+	}
+	if _, seen := c.redirectFrom[target]; !seen {
+		c.redirectFrom[target] = e.URL
 	}
 	c.pendingNew = append(c.pendingNew, store.Entry{
-		Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued,
+		Job: c.cfg.Job, URL: target, Host: hostKey(u), State: store.Queued,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: c.clock.Now(),
 	})
+	return ""
+}
+
+// inChain reports whether target is e itself or one of the URLs whose
+// redirects led to e: the entry's parent (kept in the frontier), then the
+// parents this run saw.
+func (c *crawler) inChain(e store.Entry, target string) bool {
+	if target == e.URL {
+		return true
+	}
+	cur := ""
+	if e.Hops > 0 {
+		cur = e.Parent
+	}
+	for i := 0; cur != "" && i <= maxHops; i++ {
+		if cur == target {
+			return true
+		}
+		cur = c.redirectFrom[cur]
+	}
+	return false
 }
 
 // addLinks puts a page's links into the frontier one level deeper.

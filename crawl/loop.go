@@ -33,6 +33,7 @@ type hostRun struct {
 	robotsCopy    *store.RobotsCopy // cached copy, possibly stale
 
 	skip         string    // why the host gets no more requests this run
+	budgetSkip   bool      // skipped by --max-per-host: its URLs stay queued, to resume
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
 }
@@ -70,8 +71,14 @@ func (c *crawler) host(key string) *hostRun {
 	return h
 }
 
+// paceSaveEvery is how often a running crawl writes every host's pace
+// state, so that a crawl killed without warning keeps what it learned
+// (raised delays are written at once anyway).
+const paceSaveEvery = 2 * time.Second
+
 // loop dispatches requests until the frontier has nothing eligible left, a
-// budget binds or ctx is cancelled; then it lets in-flight requests finish.
+// budget binds or ctx is cancelled; then it lets in-flight requests finish
+// for up to cfg.Grace and cuts the rest.
 func (c *crawler) loop(ctx context.Context) error {
 	fetchCtx, cancelFetch := context.WithCancel(context.Background())
 	defer cancelFetch()
@@ -79,9 +86,8 @@ func (c *crawler) loop(ctx context.Context) error {
 	if c.cfg.MaxDuration > 0 {
 		deadline = c.start.Add(c.cfg.MaxDuration)
 	}
-	lastProgress := time.Time{}
+	lastProgress, lastSave := time.Time{}, c.start
 	stopping := false
-	var graceTimer Timer
 	var graceC <-chan time.Time
 	for {
 		now := c.clock.Now()
@@ -96,10 +102,15 @@ func (c *crawler) loop(ctx context.Context) error {
 			}
 			if c.stopReason != "" {
 				stopping = true
-				graceTimer = c.clock.NewTimer(c.cfg.Grace)
+				graceTimer := c.clock.NewTimer(c.cfg.Grace)
 				defer graceTimer.Stop()
 				graceC = graceTimer.C()
 			}
+		}
+		// Commit what the last results decided before anything new is
+		// taken: a crawl killed now refetches only what was in flight.
+		if err := c.flush(); err != nil {
+			return err
 		}
 		if c.needHosts && !stopping {
 			if err := c.refreshHosts(); err != nil {
@@ -115,6 +126,10 @@ func (c *crawler) loop(ctx context.Context) error {
 		}
 		if err := c.flush(); err != nil {
 			return err
+		}
+		if now.Sub(lastSave) >= paceSaveEvery {
+			c.savePace()
+			lastSave = now
 		}
 		if c.cfg.Progress != nil && now.Sub(lastProgress) >= 200*time.Millisecond {
 			c.cfg.Progress(c.progress(now))
@@ -137,41 +152,7 @@ func (c *crawler) loop(ctx context.Context) error {
 		if c.stopReason != "" && !stopping {
 			continue
 		}
-		var timerC <-chan time.Time
-		if !wake.IsZero() && !stopping {
-			d := wake.Sub(now)
-			if !deadline.IsZero() && deadline.Before(wake) {
-				d = deadline.Sub(now)
-			}
-			t := c.clock.NewTimer(max(d, time.Millisecond))
-			timerC = t.C()
-			defer t.Stop()
-		}
-		select {
-		case r := <-c.results:
-			c.handle(r)
-			for more := true; more; {
-				select {
-				case r := <-c.results:
-					c.handle(r)
-				default:
-					more = false
-				}
-			}
-		case <-timerC:
-		case <-ctx.Done():
-			if stopping {
-				// already stopping: keep waiting for in-flight
-				select {
-				case r := <-c.results:
-					c.handle(r)
-				case <-graceC:
-					cancelFetch()
-				}
-			}
-		case <-graceC:
-			cancelFetch()
-		}
+		c.wait(ctx, now, wake, deadline, stopping, graceC, cancelFetch)
 	}
 	c.flush()
 	if ctx.Err() != nil {
@@ -181,6 +162,51 @@ func (c *crawler) loop(ctx context.Context) error {
 		return &Interrupted{Signal: "cancel", Code: 130}
 	}
 	return c.fatal
+}
+
+// wait blocks until a result comes in, the next host is ready, the run's
+// deadline passes, ctx is cancelled or, when stopping, the grace period
+// ends (then in-flight requests are cut).
+func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopping bool, graceC <-chan time.Time, cancelFetch func()) {
+	var timerC <-chan time.Time
+	if !stopping {
+		until := wake
+		if !deadline.IsZero() && (until.IsZero() || deadline.Before(until)) {
+			until = deadline // a hard stop even while every worker is busy
+		}
+		if !until.IsZero() {
+			t := c.clock.NewTimer(max(until.Sub(now), time.Millisecond))
+			defer t.Stop()
+			timerC = t.C()
+		}
+	}
+	done := ctx.Done()
+	if stopping {
+		done = nil // already stopping: wait for in-flight requests or the grace
+	}
+	select {
+	case r := <-c.results:
+		c.handle(r)
+		for {
+			select {
+			case r := <-c.results:
+				c.handle(r)
+			default:
+				return
+			}
+		}
+	case <-timerC:
+	case <-done:
+	case <-graceC:
+		cancelFetch()
+	}
+}
+
+// savePace writes every host's pace state.
+func (c *crawler) savePace() {
+	if err := c.db.SaveAll(c.pacer.States()); err != nil {
+		c.log.Warn("cannot save pace state", "err", err)
+	}
 }
 
 // stop ends dispatching for the run.
@@ -232,9 +258,11 @@ func (c *crawler) dispatch(ctx context.Context, now, deadline time.Time) (time.T
 			wake = t
 		}
 	}
-	n := len(c.ring)
+	// One pass over the ring from where the last started request left
+	// it; the next pass starts after the last host served in this one.
+	n, first := len(c.ring), c.ringNext
 	for i := 0; i < n && c.inflight < c.cfg.Concurrency && c.stopReason == ""; i++ {
-		key := c.ring[(c.ringNext+i)%n]
+		key := c.ring[(first+i)%n]
 		h := c.hosts[key]
 		if h.skip != "" || h.inflight >= c.cfg.PerHost || !h.hasWork() {
 			continue
@@ -271,8 +299,8 @@ func (c *crawler) dispatch(ctx context.Context, now, deadline time.Time) (time.T
 			if err := c.startRobots(ctx, h, now); err != nil {
 				return wake, err
 			}
-			c.ringNext = (c.ringNext + i + 1) % n
-			if h.rb == nil {
+			c.ringNext = (first + i + 1) % n
+			if h.rb == nil || h.skip != "" { // a cached copy may skip the host
 				continue
 			}
 		}
@@ -287,7 +315,11 @@ func (c *crawler) dispatch(ctx context.Context, now, deadline time.Time) (time.T
 			continue
 		}
 		c.startFetch(ctx, h, e, now)
-		c.ringNext = (c.ringNext + i + 1) % n
+		c.ringNext = (first + i + 1) % n
+		if h.inflight < c.cfg.PerHost && h.hasWork() {
+			// Room for another request to this host once its pace allows.
+			soonest(c.pacer.Ready(key, now))
+		}
 	}
 	return wake, nil
 }
@@ -302,7 +334,7 @@ func (c *crawler) budgetAllows(h *hostRun) bool {
 		c.stop("budget", "max-bytes")
 		return false
 	case c.cfg.MaxPerHost > 0 && h.requests >= c.cfg.MaxPerHost:
-		h.skip = "max-per-host budget"
+		h.skip, h.budgetSkip = "max-per-host budget", true
 		if !contains(c.budgets, "max-per-host") {
 			c.budgets = append(c.budgets, "max-per-host")
 		}
@@ -331,13 +363,13 @@ func (c *crawler) nextEntry(h *hostRun, now time.Time) (store.Entry, bool, error
 		h.buf = h.buf[1:]
 		u, err := normalizeURL(e.URL)
 		if err != nil {
-			c.finishEntry(h, e, store.Dead, "bad-url", 0)
+			c.finishEntry(h, &e, store.Dead, "bad-url")
 			continue
 		}
 		d := h.rb.Test(c.agent, requestTarget(u))
 		if !d.Allowed {
 			h.stats.Excluded++
-			c.finishEntry(h, e, store.Excluded, "robots", 0)
+			c.finishEntry(h, &e, store.Excluded, "robots")
 			c.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
 			continue
 		}

@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"polite/crawl/crawltest"
+	"polite/store"
+)
+
+// proc is the binary running in the background.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan struct{}
+	code           int
+}
+
+// start runs polite in the background; wait collects its exit code.
+func start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(polite, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	p.cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir())
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start polite: %v", err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			p.code = ee.ExitCode()
+		case err != nil:
+			p.code = -2
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+func (p *proc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(limit):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("polite still running after %s\nstderr:\n%s", limit, p.stderr.String())
+		return 0
+	}
+}
+
+// until polls cond every millisecond for up to limit.
+func until(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(limit); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("waited %s for %s", limit, what)
+		}
+	}
+}
+
+// tally wraps an origin and counts its 200 answers per path; the
+// throttleAt-th request of the server (robots.txt aside) is answered 429
+// without Retry-After instead, to teach the crawler a delay.
+type tally struct {
+	h          http.Handler
+	throttleAt int
+
+	mu   sync.Mutex
+	n    int
+	oks  map[string]int
+	seen int
+}
+
+func (ta *tally) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		ta.h.ServeHTTP(w, r)
+		return
+	}
+	ta.mu.Lock()
+	ta.n++
+	throttle := ta.n == ta.throttleAt
+	if !throttle {
+		ta.oks[r.URL.RequestURI()]++
+		ta.seen++
+	}
+	ta.mu.Unlock()
+	if throttle {
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+		return
+	}
+	ta.h.ServeHTTP(w, r)
+}
+
+func (ta *tally) ok(path string) int {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	return ta.oks[path]
+}
+
+func (ta *tally) total() int {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	return ta.seen
+}
+
+func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
+	const hosts, perHost = 3, 100
+	var (
+		tallies []*tally
+		servers []*httptest.Server
+		seeds   strings.Builder
+	)
+	for i := 0; i < hosts; i++ {
+		ta := &tally{h: crawltest.New(crawltest.Config{}), oks: map[string]int{}}
+		if i == 0 {
+			ta.throttleAt = 5
+		}
+		srv := httptest.NewServer(ta)
+		t.Cleanup(srv.Close)
+		tallies, servers = append(tallies, ta), append(servers, srv)
+		for j := 0; j < perHost; j++ {
+			fmt.Fprintf(&seeds, "%s/item/%d\n", srv.URL, j)
+		}
+	}
+	seedFile := writeFile(t, "nightly.txt", seeds.String())
+	dir := t.TempDir()
+	dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
+	args := append([]string{"crawl", "--db", dbPath, "--out", out, seedFile}, fast...)
+	sum := func() int {
+		n := 0
+		for _, ta := range tallies {
+			n += ta.total()
+		}
+		return n
+	}
+
+	p := start(t, args...)
+	until(t, 5*time.Second, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
+	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL: no chance to save anything
+		t.Fatal(err)
+	}
+	p.wait(t, 5*time.Second)
+	if sum() >= hosts*perHost {
+		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
+	}
+
+	db, err := store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneBefore, err := db.Entries("nightly", store.Done, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	throttled := servers[0].Listener.Addr().String()
+	st, ok, err := db.Load(throttled)
+	// The 429 was written at once; what the delay did after it, at the
+	// latest periodic save.
+	if err != nil || !ok || st.LastSignal != "429" || st.CongestionAt.IsZero() || st.CongestionDelay <= 0 {
+		t.Errorf("learned state of the throttled host after the kill: %+v, %v, %v; want the 429 and the delay it came at", st, ok, err)
+	}
+	holder, held, err := db.LockHolder()
+	if err != nil || !held || holder.PID != p.cmd.Process.Pid {
+		t.Errorf("lock after the kill: %+v held %v (%v); want the dead crawl's pid %d", holder, held, err, p.cmd.Process.Pid)
+	}
+	db.Close()
+	if len(doneBefore) == 0 {
+		t.Fatalf("nothing was committed as done before the kill")
+	}
+	oksBefore := map[string]int{}
+	for _, e := range doneBefore {
+		u := strings.TrimPrefix(e.URL, "http://"+e.Host)
+		for i, srv := range servers {
+			if srv.Listener.Addr().String() == e.Host {
+				oksBefore[e.URL] = tallies[i].ok(u)
+			}
+		}
+	}
+
+	r := run(t, "", args...) // the dead crawl's lock is taken over
+	if r.code != 0 {
+		t.Fatalf("resumed crawl exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	db, err = store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	counts, err := db.Counts("nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[store.Done] != hosts*perHost {
+		t.Errorf("frontier after the resumed run %v, want all %d done", counts, hosts*perHost)
+	}
+	twice := 0
+	for i, srv := range servers {
+		for j := 0; j < perHost; j++ {
+			path := fmt.Sprintf("/item/%d", j)
+			n := tallies[i].ok(path)
+			switch {
+			case n == 0:
+				t.Errorf("%s%s was never fetched", srv.URL, path)
+			case n > 1:
+				twice++
+			}
+		}
+	}
+	for _, e := range doneBefore {
+		u := strings.TrimPrefix(e.URL, "http://"+e.Host)
+		for i, srv := range servers {
+			if srv.Listener.Addr().String() == e.Host {
+				if n := tallies[i].ok(u); n != oksBefore[e.URL] || n != 1 {
+					t.Errorf("%s was done before the kill and fetched again (%d times in all)", e.URL, n)
+				}
+			}
+		}
+	}
+	t.Logf("%d URLs done before the kill, %d fetched twice", len(doneBefore), twice)
+	// Only a request in flight at the kill (one per host) may be repeated.
+	if twice > hosts {
+		t.Errorf("%d URLs fetched twice, want at most %d (those in flight at the kill)", twice, hosts)
+	}
+	var rep struct {
+		Hosts []struct {
+			Host         string  `json:"host"`
+			StoredStartS float64 `json:"stored_start_s"`
+		} `json:"hosts"`
+	}
+	readJSON(t, filepath.Join(out, "report.json"), &rep)
+	found := false
+	for _, h := range rep.Hosts {
+		if h.Host == throttled {
+			found = true
+			if want := float64(st.Delay.Milliseconds()) / 1000; h.StoredStartS != want {
+				t.Errorf("resumed run started the throttled host from a stored %.3fs, want the %.3fs learned before the kill", h.StoredStartS, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("resumed run's report has no %s", throttled)
+	}
+	if after, _, _ := db.Load(throttled); after.LastSignal != "429" || !after.CongestionAt.Equal(st.CongestionAt) {
+		t.Errorf("after the resumed run the throttled host's signal is %q at %s, want the 429 of %s remembered", after.LastSignal, after.CongestionAt, st.CongestionAt)
+	}
+}
+
+func TestCLITwoConcurrentCrawlsOnOneDatabase(t *testing.T) {
+	o, srv := serve(t, crawltest.Config{})
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "polite.db")
+	first := start(t, append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "o1"), "--job", "one",
+		writeFile(t, "one.txt", srv.URL+"/slow/800\n")}, fast...)...)
+	until(t, 5*time.Second, "the first crawl's request", func() bool { return o.Stats().ByPath["/slow/800"] > 0 })
+
+	r := run(t, "", append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "o2"), "--job", "two",
+		writeFile(t, "two.txt", srv.URL+"/x\n")}, fast...)...)
+	if r.code != 3 {
+		t.Fatalf("second crawl exit %d, want 3\nstderr:\n%s", r.code, r.stderr)
+	}
+	host, _ := os.Hostname()
+	for _, want := range []string{fmt.Sprintf("pid %d", first.cmd.Process.Pid), "on " + host, "job one", " since "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not name the holder (%q): %s", want, r.stderr)
+		}
+	}
+	if o.Stats().ByPath["/x"] != 0 {
+		t.Errorf("the refused crawl made requests")
+	}
+	if code := first.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("first crawl exit %d, want 0\nstderr:\n%s", code, first.stderr.String())
+	}
+}
+
+func TestCLISignalsSaveStateAndExit(t *testing.T) {
+	tests := []struct {
+		name  string
+		sig   syscall.Signal
+		twice bool   // a second signal while the first one's grace runs
+		slow  string // the request in flight at the signal
+		want  int
+	}{
+		{"SIGINT", syscall.SIGINT, false, "/slow/300", 130},
+		{"SIGTERM", syscall.SIGTERM, false, "/slow/300", 143},
+		{"second SIGTERM exits at once", syscall.SIGTERM, true, "/slow/1200", 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, srv := serve(t, crawltest.Config{})
+			var seeds strings.Builder
+			fmt.Fprintf(&seeds, "%s%s\n", srv.URL, tt.slow)
+			for i := 0; i < 10; i++ {
+				fmt.Fprintf(&seeds, "%s/later/%d\n", srv.URL, i)
+			}
+			seedFile := writeFile(t, "sig.txt", seeds.String())
+			dir := t.TempDir()
+			dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
+			args := append([]string{"crawl", "--db", dbPath, "--out", out, "--floor-host",
+				srv.Listener.Addr().String() + "=30ms", seedFile}, fast...)
+
+			p := start(t, args...)
+			until(t, 5*time.Second, "the slow request", func() bool { return o.Stats().ByPath[tt.slow] > 0 })
+			began := time.Now()
+			if err := p.cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			if tt.twice {
+				until(t, 5*time.Second, "the first signal's notice", func() bool { return strings.Contains(p.stderr.String(), "again to exit at once") })
+				if err := p.cmd.Process.Signal(tt.sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code := p.wait(t, 5*time.Second); code != tt.want {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.want, p.stderr.String())
+			}
+			if el := time.Since(began); tt.twice && el > 800*time.Millisecond {
+				t.Errorf("a second signal took %s to end the crawl, want at once", el)
+			}
+
+			db, err := store.Open(dbPath) // consistent whichever way it ended
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts, err := db.Counts("sig")
+			slow, gerr := db.Get("sig", srv.URL+tt.slow)
+			_, held, lerr := db.LockHolder()
+			db.Close()
+			if err != nil || gerr != nil || lerr != nil {
+				t.Fatal(err, gerr, lerr)
+			}
+			if !tt.twice {
+				var rep struct {
+					ExitCode   int    `json:"exit_code"`
+					StopReason string `json:"stop_reason"`
+				}
+				readJSON(t, filepath.Join(out, "report.json"), &rep)
+				if rep.ExitCode != tt.want || rep.StopReason != "interrupted" {
+					t.Errorf("report.json exit %d stop %q, want %d interrupted", rep.ExitCode, rep.StopReason, tt.want)
+				}
+				if counts[store.InFlight] != 0 || counts[store.Queued] == 0 || held {
+					t.Errorf("after the signal: frontier %v, lock held %v; want nothing in flight, the rest queued, the lock released", counts, held)
+				}
+				if slow.State != store.Done {
+					t.Errorf("the request in flight at the signal is %s, want done within the grace", slow.State)
+				}
+			}
+
+			r := run(t, "", args...)
+			if r.code != 0 {
+				t.Fatalf("resumed crawl exit %d\n%s", r.code, r.stderr)
+			}
+			for path, n := range o.Stats().ByPath {
+				if path != "/robots.txt" && path != tt.slow && n != 1 {
+					t.Errorf("%s requested %d times over both runs, want once", path, n)
+				}
+			}
+		})
+	}
+}
+
+func TestCLIStatusOfAJob(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{Robots: "User-agent: *\nDisallow: /private\n"})
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "polite.db")
+	seeds := writeFile(t, "docs.txt", fmt.Sprintf("%s/ok\n%s/status/404\n%s/status/410\n%s/private/x\n", srv.URL, srv.URL, srv.URL, srv.URL))
+	r := run(t, "", append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "out"), seeds}, fast...)...)
+	if r.code != 1 {
+		t.Fatalf("crawl exit %d, want 1 (dead URLs)\n%s", r.code, r.stderr)
+	}
+
+	r = run(t, "", "status", "--db", dbPath, "--job", "docs")
+	if r.code != 0 {
+		t.Fatalf("status --job exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"job docs: 4 URLs, 0 waiting", "done 1", "excluded 1", "dead 2",
+		srv.URL + "/status/404", "http-404", srv.URL + "/status/410", "http-410"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("status --job lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	r = run(t, "", "status", "--db", dbPath, "--job", "docs", "--json")
+	var js struct {
+		Frontier map[string]int `json:"frontier"`
+		Dead     []struct {
+			URL    string `json:"url"`
+			Reason string `json:"reason"`
+		} `json:"dead"`
+	}
+	if err := decodeJSON(r.stdout, &js); err != nil || len(js.Dead) != 2 || js.Frontier["dead"] != 2 || js.Dead[0].Reason != "http-404" {
+		t.Errorf("status --job --json = %+v (%v)\n%s", js, err, r.stdout)
+	}
+
+	if r := run(t, "", "status", "--db", dbPath, "--job", "nope"); r.code == 0 || !strings.Contains(r.stderr, `no job "nope"`) {
+		t.Errorf("status of an unknown job: exit %d, stderr %q; want an error naming it", r.code, r.stderr)
+	}
+}
+
+func TestCLIBudgetEndsTheRunWithExit0(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{})
+	var seeds strings.Builder
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&seeds, "%s/n/%d\n", srv.URL, i)
+	}
+	dir := t.TempDir()
+	r := run(t, "", append([]string{"crawl", "--db", filepath.Join(dir, "polite.db"), "--out", filepath.Join(dir, "out"),
+		"--max-requests", "4", writeFile(t, "b.txt", seeds.String())}, fast...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "max-requests") || !strings.Contains(r.stdout, "7 waiting") {
+		t.Errorf("summary does not say which budget bound and how many URLs wait:\n%s", r.stdout)
+	}
+}
+
+func decodeJSON(s string, v any) error { return json.Unmarshal([]byte(s), v) }
