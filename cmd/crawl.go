@@ -170,9 +170,10 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	}
 	cfg.Seeds, cfg.Rejected = seeds, rejected
 
-	showBar := o.Progress == "always" || (o.Progress == "auto" && !g.Quiet && io.IsTTY != nil && io.IsTTY())
+	// --quiet wins over --progress always; log lines go above the bar.
+	showBar := !g.Quiet && (o.Progress == "always" || (o.Progress == "auto" && io.IsTTY != nil && io.IsTTY()))
 	bar := newProgress(io.ErrOut, showBar)
-	logger, err := g.logger(bar.logWriter(), showBar && !g.Verbose)
+	logger, err := g.logger(bar.logWriter(), false)
 	if err != nil {
 		return err
 	}

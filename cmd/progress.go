@@ -3,77 +3,128 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 
 	"polite/crawl"
 )
 
 // progress draws the crawl's progress bar on stderr, when it is on, and
 // keeps log lines from garbling it: a log line clears the bar, is written
-// above it, and the bar is drawn again.
+// above it, and the bar is drawn again. It is safe for concurrent use.
 type progress struct {
-	mu  sync.Mutex
-	w   io.Writer
-	bar *progressbar.ProgressBar
+	mu    sync.Mutex
+	w     io.Writer
+	on    bool
+	cols  func() int               // terminal width; 0 when unknown
+	bar   *progressbar.ProgressBar // nil until the first snapshot
+	shown bool                     // the bar is on the screen
+	last  crawl.Progress
 }
 
+// newProgress returns a progress display writing to w; with on false it
+// draws nothing and passes log lines through.
 func newProgress(w io.Writer, on bool) *progress {
-	p := &progress{w: w}
-	if on {
-		p.bar = progressbar.NewOptions64(-1,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetWidth(24),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionSetRenderBlankState(true),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSpinnerType(14),
-		)
+	p := &progress{w: w, on: on, cols: func() int { return 0 }}
+	if f, ok := w.(*os.File); ok {
+		p.cols = func() int {
+			c, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return c
+		}
 	}
 	return p
 }
 
 // update shows a crawl snapshot.
 func (p *progress) update(s crawl.Progress) {
-	if p.bar == nil {
+	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s.Total > 0 && int64(s.Total) != p.bar.GetMax64() {
-		p.bar.ChangeMax64(int64(s.Total))
+	p.last = s
+	desc, width := p.layout(s)
+	total := int64(max(s.Total, s.Done, 1))
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetWidth(width),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetTheme(progressbar.Theme{Saucer: "#", SaucerPadding: "-", BarStart: "[", BarEnd: "]"}),
+		)
+	} else if total != p.bar.GetMax64() {
+		p.bar.ChangeMax64(total)
 	}
-	p.bar.Describe(fmt.Sprintf("%.1f req/s, %d hosts active, %d backing off, %d throttled", s.Rate, s.HostsActive, s.HostsBackingOff, s.Throttled))
+	p.bar.Describe(desc)
 	p.bar.Set64(int64(s.Done))
+	p.shown = true
 }
 
+// layout returns the text after the bar and the bar's width for the
+// terminal: a shorter text when the long one does not fit.
+func (p *progress) layout(s crawl.Progress) (string, int) {
+	eta := "ETA -"
+	if s.Done > 0 && s.Total > s.Done {
+		left := time.Duration(float64(s.Elapsed) / float64(s.Done) * float64(s.Total-s.Done))
+		eta = "ETA " + crawl.HumanDuration(left.Seconds())
+	} else if s.Total > 0 && s.Done >= s.Total {
+		eta = "finishing"
+	}
+	long := fmt.Sprintf("%d/%d URLs, %.1f req/s, %d %s active, %d backing off, %d x 429/503, %s",
+		s.Done, s.Total, s.Rate, s.HostsActive, plural(s.HostsActive, "host", "hosts"), s.HostsBackingOff, s.Throttled, eta)
+	cols := p.cols()
+	if cols <= 0 {
+		cols = 100
+	}
+	// "100% [" + bar + "] " + text: 8 columns besides the bar and the text,
+	// and one spare so that the line never wraps.
+	room := cols - 9 - len(long)
+	if room >= 10 {
+		return long, min(room, 30)
+	}
+	short := fmt.Sprintf("%d/%d %.1f/s %d hosts %d slow %d thr %s", s.Done, s.Total, s.Rate, s.HostsActive, s.HostsBackingOff, s.Throttled, eta)
+	return short, max(cols-9-len(short), 5)
+}
+
+// finish takes the bar off the screen.
 func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.bar == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.bar.Finish()
 	p.bar.Clear()
+	p.bar.Exit()
+	p.shown = false
 }
 
 // logWriter is where log lines go while the bar may be drawn.
 func (p *progress) logWriter() io.Writer {
-	if p.bar == nil {
+	if !p.on {
 		return p.w
 	}
 	return logAboveBar{p}
 }
 
+// logAboveBar writes each log line above the bar.
 type logAboveBar struct{ p *progress }
 
 func (l logAboveBar) Write(b []byte) (int, error) {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
+	if !l.p.shown {
+		return l.p.w.Write(b)
+	}
 	l.p.bar.Clear()
 	n, err := l.p.w.Write(b)
 	l.p.bar.RenderBlank()

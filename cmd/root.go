@@ -88,8 +88,11 @@ func Main(ctx context.Context, args []string, io IO) int {
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
-		var intr *crawl.Interrupted
-		if !errors.As(err, &intr) {
+		var (
+			intr *crawl.Interrupted
+			ee   *exitError
+		)
+		if !errors.As(err, &intr) && !errors.As(err, &ee) {
 			fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
 		}
 	}
@@ -138,6 +141,11 @@ func newRootCmd(io IO) *cobra.Command {
 		Long: `polite fetches the URLs of a seed file while obeying robots.txt, pacing every
 host with a controller that learns the rate the host tolerates and remembers
 it between runs, and leaves the bodies, a manifest and a report.`,
+		Example: `  polite crawl --out /srv/crawl --max-duration 50m seeds.txt
+  polite status
+  polite runs
+  polite report --html /tmp/last.html
+  polite forget api.example.org`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
@@ -154,6 +162,9 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		newCrawlCmd(io, g),
 		newStatusCmd(io, g),
 		newRobotsCmd(io, g),
+		newRunsCmd(io, g),
+		newReportCmd(io, g),
+		newForgetCmd(io, g),
 		newVersionCmd(io),
 	)
 	return root
@@ -207,9 +218,10 @@ func (g *globals) logger(w io.Writer, quietInfo bool) (*slog.Logger, error) {
 
 func newVersionCmd(io IO) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print polite's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print polite's version",
+		Example: "  polite version",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintf(io.Out, "polite %s\n", Version)
 			return nil

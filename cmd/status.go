@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"polite/crawl"
 	"polite/pace"
 	"polite/store"
 )
@@ -23,6 +24,7 @@ type statusOptions struct {
 	Runs     int
 	Job      string // --job: that job's frontier and dead URLs instead
 	Now      func() time.Time
+	Loc      *time.Location // where run start times are shown; time.Local when nil
 }
 
 func newStatusCmd(io IO, g *globals) *cobra.Command {
@@ -31,12 +33,19 @@ func newStatusCmd(io IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what polite has learned about every host, and the last runs",
-		Long: `Show every known host: the delay the next run will start from (the stored
-delay aged by the half-life), the stored delay and when it was set, the
-floor and where it comes from, the last congestion signal and the age of the
-cached robots.txt; then the last runs.`,
+		Long: `Show every known host, slowest first: NEXT DELAY is the stored delay aged
+by the half-life, where the next run starts; STORED is the delay as last set
+and when; FLOOR is the binding floor and where it comes from (default,
+floor-host, crawl-delay, request-rate, ratelimit); LAST SIGNAL is the last
+congestion signal (429, 503, latency, slow-down, breaker); then the time to
+first byte baseline and the age of the cached robots.txt. Below, the last
+runs (polite runs lists them all).
+
+Give --floor and --half-life when the crawls use other values, so that the
+ageing shown is theirs.`,
 		Example: `  polite status
   polite status --host example.org
+  polite status --runs 20
   polite status --json | jq '.hosts[] | select(.aged_delay_s > 5)'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,19 +79,20 @@ type hostStatus struct {
 	FloorS      float64   `json:"floor_s"`
 	FloorSource string    `json:"floor_source"`
 	LastSignal  string    `json:"last_signal,omitempty"`
-	SignalAt    time.Time `json:"last_signal_at,omitempty"`
+	SignalAt    time.Time `json:"last_signal_at,omitzero"`
 	RobotsAge   string    `json:"robots_age,omitempty"`
-	RobotsAt    time.Time `json:"robots_fetched_at,omitempty"`
+	RobotsAt    time.Time `json:"robots_fetched_at,omitzero"`
 	BaselineMS  float64   `json:"latency_baseline_ms,omitempty"`
 }
 
 type runRow struct {
-	ID       int64     `json:"id"`
-	Job      string    `json:"job"`
-	Started  time.Time `json:"started"`
-	Ended    time.Time `json:"ended,omitempty"`
-	ExitCode int       `json:"exit_code"`
-	Summary  string    `json:"summary"`
+	ID        int64     `json:"id"`
+	Job       string    `json:"job"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended,omitzero"`
+	ExitCode  int       `json:"exit_code"`
+	DurationS float64   `json:"duration_s,omitempty"`
+	Summary   string    `json:"summary"`
 }
 
 // statusDB is what status reads.
@@ -134,13 +144,9 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		}
 		return rows[i].Host < rows[j].Host
 	})
-	runs, err := db.Runs(o.Runs)
+	rs, err := listRuns(db, "", o.Runs)
 	if err != nil {
 		return err
-	}
-	var rs []runRow
-	for _, r := range runs {
-		rs = append(rs, runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary})
 	}
 	if o.JSON {
 		enc := json.NewEncoder(w)
@@ -154,32 +160,59 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	if len(rows) == 0 {
 		fmt.Fprintln(tw, "no hosts known yet")
 	} else {
-		fmt.Fprintln(tw, "HOST\tNEXT DELAY\tFLOOR\tLAST SIGNAL\tROBOTS.TXT")
+		known := "known"
+		if o.Host != "" {
+			known = fmt.Sprintf("matching %q", o.Host)
+		}
+		fmt.Fprintf(tw, "%d %s %s, slowest first; NEXT DELAY is where the next run starts (half-life %s)\n\n",
+			len(rows), plural(len(rows), "host", "hosts"), known, shortDuration(o.HalfLife))
+		fmt.Fprintln(tw, "HOST\tNEXT DELAY\tSTORED\tFLOOR\tLAST SIGNAL\tTTFB BASELINE\tROBOTS.TXT")
 		for _, r := range rows {
 			sig := "-"
 			if r.LastSignal != "" {
 				sig = r.LastSignal + ", " + ago(now.Sub(r.SignalAt))
 			}
+			base := "-"
+			switch {
+			case r.BaselineMS >= 10:
+				base = fmt.Sprintf("%.0fms", r.BaselineMS)
+			case r.BaselineMS > 0:
+				base = fmt.Sprintf("%.1fms", r.BaselineMS)
+			}
 			rob := "-"
 			if r.RobotsAge != "" {
 				rob = "fetched " + r.RobotsAge
 			}
-			fmt.Fprintf(tw, "%s\t%.2fs (from %.2fs, set %s)\t%.2fs (%s)\t%s\t%s\n",
-				r.Host, r.AgedDelayS, r.StoredS, ago(now.Sub(r.SetAt)), r.FloorS, r.FloorSource, sig, rob)
+			fmt.Fprintf(tw, "%s\t%s\t%s, set %s\t%s (%s)\t%s\t%s\t%s\n",
+				r.Host, crawl.HumanSeconds(r.AgedDelayS), crawl.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)),
+				crawl.HumanSeconds(r.FloorS), r.FloorSource, sig, base, rob)
 		}
 	}
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)
-		fmt.Fprintln(tw, "RUN\tJOB\tSTARTED\tEXIT\tSUMMARY")
-		for _, r := range rs {
-			exit := fmt.Sprint(r.ExitCode)
-			if r.Ended.IsZero() {
-				exit = "-"
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.ID, r.Job, ago(now.Sub(r.Started)), exit, r.Summary)
-		}
+		writeRuns(tw, rs, now, o.Loc)
 	}
 	return tw.Flush()
+}
+
+// shortDuration prints a flag's duration without trailing zero units:
+// "10m", "1h30m", "90s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func nonNil[T any](s []T) []T {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -276,6 +277,9 @@ func (c *crawler) report(end time.Time) *Report {
 		Dead:         c.dead,
 		Frontier:     map[string]int{},
 	}
+	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
+		rep.OutDir = abs
+	}
 	if rep.StopReason == "" {
 		rep.StopReason = "done"
 	}
@@ -295,6 +299,7 @@ func (c *crawler) report(end time.Time) *Report {
 		s := h.stats
 		s.finish()
 		s.DelayEndS = secs(c.pacer.Delay(k, end))
+		s.StoredEndS = secs(c.pacer.State(k).Delay)
 		f, src := c.pacer.Floor(k)
 		s.FloorS, s.FloorSource = secs(f), string(src)
 		if s.Stopped == "" {

@@ -152,10 +152,11 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 		st = 0
 	}
 	s.Timeline = append(s.Timeline, Point{
-		AtS:       now.Sub(c.start).Seconds(),
-		DelayS:    c.pacer.Delay(h.key, now).Seconds(),
-		LatencyMS: ms(resp.TTFB),
-		Status:    st,
+		AtS:         now.Sub(c.start).Seconds(),
+		DelayS:      c.pacer.Delay(h.key, now).Seconds(),
+		LatencyMS:   ms(resp.TTFB),
+		Status:      st,
+		RetryAfterS: o.RetryAfter.Seconds(),
 	})
 	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
 		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)

@@ -9,7 +9,8 @@ import (
 )
 
 // Report is what a run did, host by host. It is written as report.json and
-// stored with the run.
+// stored with the run, so that a past run can be rendered again as text
+// (WriteText) or as a page (WriteHTML).
 type Report struct {
 	RunID        int64          `json:"run_id"`
 	Job          string         `json:"job"`
@@ -19,6 +20,7 @@ type Report struct {
 	ExitCode     int            `json:"exit_code"`
 	StopReason   string         `json:"stop_reason"`             // "done", "interrupted", or the budget that bound
 	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
+	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest and reports are
 	Totals       Totals         `json:"totals"`
 	Hosts        []*HostStats   `json:"hosts"`
 	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
@@ -49,24 +51,26 @@ type DeadURL struct {
 // HostStats is one host's share of a run.
 type HostStats struct {
 	Host         string  `json:"host"`
-	Requests     int     `json:"requests"`
+	Requests     int     `json:"requests"` // robots.txt included
 	S2xx         int     `json:"2xx"`
 	S304         int     `json:"304"`
-	S3xx         int     `json:"3xx"`
-	S4xx         int     `json:"4xx"`
+	S3xx         int     `json:"3xx"` // 304 not included
+	S4xx         int     `json:"4xx"` // 429 not included
 	S429         int     `json:"429"`
-	S5xx         int     `json:"5xx"`
+	S5xx         int     `json:"5xx"` // 503 included
 	S503         int     `json:"503"`
-	Errors       int     `json:"errors"`
+	Errors       int     `json:"errors"` // network errors and timeouts
 	Excluded     int     `json:"excluded_by_robots"`
 	Retries      int     `json:"retries"`
 	Bytes        int64   `json:"bytes"`
-	P50MS        float64 `json:"p50_ms"`
+	P50MS        float64 `json:"p50_ms"` // time to first byte
 	P95MS        float64 `json:"p95_ms"`
 	MaxMS        float64 `json:"max_ms"`
 	DelayStartS  float64 `json:"delay_start_s"`  // aged delay the run started from
 	StoredStartS float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
-	DelayEndS    float64 `json:"delay_end_s"`
+	DelayEndS    float64 `json:"delay_end_s"`    // aged delay at the end of the run
+	StoredEndS   float64 `json:"stored_end_s"`   // delay as saved at the end of the run
+	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay during the run
 	FloorS       float64 `json:"floor_s"`
 	FloorSource  string  `json:"floor_source"`
 	WaitS        float64 `json:"wait_s"` // time the host's URLs waited on pacing
@@ -78,15 +82,30 @@ type HostStats struct {
 	latencies []time.Duration
 }
 
-// Point is one request on a host's timeline.
+// Point is one response on a host's timeline.
 type Point struct {
-	AtS       float64 `json:"t"`       // seconds since the run started
-	DelayS    float64 `json:"delay"`   // the host's delay after the response
-	LatencyMS float64 `json:"latency"` // time to first byte
-	Status    int     `json:"status"`  // 0 for a network error
+	AtS         float64 `json:"t"`                     // seconds since the run started
+	DelayS      float64 `json:"delay"`                 // the host's delay after the response
+	LatencyMS   float64 `json:"latency"`               // time to first byte
+	Status      int     `json:"status"`                // 0 for a network error
+	RetryAfterS float64 `json:"retry_after,omitempty"` // Retry-After the response asked for
+}
+
+// Throttled is the host's 429 and 503 answers.
+func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
+
+// BackedOff reports whether the host was asked to slow down during the run:
+// a 429 or 503, a Retry-After, or a delay that rose above both where it
+// started and its floor (a floor raised by robots.txt is not a backoff).
+func (h *HostStats) BackedOff() bool {
+	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001
 }
 
 func (h *HostStats) finish() {
+	h.DelayMaxS = max(h.DelayMaxS, h.DelayStartS)
+	for _, p := range h.Timeline {
+		h.DelayMaxS = max(h.DelayMaxS, p.DelayS)
+	}
 	if len(h.latencies) == 0 {
 		return
 	}
@@ -101,41 +120,156 @@ func secs(d time.Duration) float64 {
 	return float64(d.Milliseconds()) / 1000
 }
 
-// WriteText writes the short summary a person reads at a glance.
+// textLimit is how many lines of one kind (hosts, dead URLs, rejected
+// seeds) the text summary shows before it points to the reports.
+const textLimit = 5
+
+// WriteText writes the short summary a person reads at a glance: what
+// became of the URLs, the hosts that backed off and how far, the hosts that
+// stopped early, and the first dead URLs and rejected seed lines.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	t := r.Totals
-	fmt.Fprintf(&b, "polite: job %q run %d %s in %s\n", r.Job, r.RunID, r.StopReason, (time.Duration(r.DurationS*1000) * time.Millisecond).Round(100*time.Millisecond))
-	fmt.Fprintf(&b, "  %d done, %d not modified, %d excluded, %d dead, %d waiting; %d requests, %d retries, %d throttled, %s\n",
-		t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting, t.Requests, t.Retries, t.Throttled, humanBytes(t.Bytes))
+	fmt.Fprintf(&b, "polite: job %q, run %d: %s after %s, exit %d\n", r.Job, r.RunID, r.StopReason, HumanDuration(r.DurationS), r.ExitCode)
+	fmt.Fprintf(&b, "  %d done, %d not modified, %d excluded, %d dead, %d waiting for the next run\n",
+		t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	rate := 0.0
+	if r.DurationS > 0 {
+		rate = float64(t.Requests) / r.DurationS
+	}
+	fmt.Fprintf(&b, "  %d requests to %d %s (%.1f/s), %d retries, %d throttled (429/503), %s\n",
+		t.Requests, len(r.Hosts), plural(len(r.Hosts), "host", "hosts"), rate, t.Retries, t.Throttled, HumanBytes(t.Bytes))
+	if len(r.BudgetsBound) > 0 {
+		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
+	}
+
+	var backed []*HostStats
 	for _, h := range r.Hosts {
-		line := fmt.Sprintf("  %-24s %4d req  delay %s -> %s  floor %s (%s)", h.Host, h.Requests,
-			fmtSecs(h.DelayStartS), fmtSecs(h.DelayEndS), fmtSecs(h.FloorS), h.FloorSource)
-		if h.S429+h.S503 > 0 {
-			line += fmt.Sprintf("  %d throttled", h.S429+h.S503)
+		if h.BackedOff() {
+			backed = append(backed, h)
 		}
-		if h.Stopped != "" && h.Stopped != "done" {
-			line += "  stopped: " + h.Stopped
+	}
+	sort.SliceStable(backed, func(i, j int) bool { return backed[i].DelayMaxS > backed[j].DelayMaxS })
+	if len(backed) > 0 {
+		fmt.Fprintf(&b, "  backed off (delay at start -> highest -> end):\n")
+		width := 0
+		for i, h := range backed {
+			if i < textLimit {
+				width = max(width, len(h.Host))
+			}
 		}
-		b.WriteString(line + "\n")
+		for i, h := range backed {
+			if i == textLimit {
+				fmt.Fprintf(&b, "    ... and %d more\n", len(backed)-textLimit)
+				break
+			}
+			fmt.Fprintf(&b, "    %-*s  %s -> %s -> %s%s\n", width, h.Host,
+				HumanSeconds(h.DelayStartS), HumanSeconds(h.DelayMaxS), HumanSeconds(h.DelayEndS), backoffWhy(h))
+		}
 	}
-	for _, rj := range r.Rejected {
-		fmt.Fprintf(&b, "  rejected seed %s\n", rj)
+
+	// Hosts that stopped before their work was done, grouped by why.
+	stopped := map[string][]string{}
+	var reasons []string
+	for _, h := range r.Hosts {
+		if h.Stopped == "" || h.Stopped == "done" {
+			continue
+		}
+		if stopped[h.Stopped] == nil {
+			reasons = append(reasons, h.Stopped)
+		}
+		stopped[h.Stopped] = append(stopped[h.Stopped], h.Host)
 	}
+	sort.Strings(reasons)
+	for _, why := range reasons {
+		hs := stopped[why]
+		names := strings.Join(hs[:min(len(hs), 3)], ", ")
+		if len(hs) > 3 {
+			names += fmt.Sprintf(" and %d more", len(hs)-3)
+		}
+		fmt.Fprintf(&b, "  %d %s stopped (%s): %s\n", len(hs), plural(len(hs), "host", "hosts"), why, names)
+	}
+
 	for i, d := range r.Dead {
-		if i == 10 {
-			fmt.Fprintf(&b, "  ... and %d more dead URLs (see report.json)\n", len(r.Dead)-10)
+		if i == textLimit {
+			fmt.Fprintf(&b, "  ... and %d more dead URLs\n", len(r.Dead)-textLimit)
 			break
 		}
-		fmt.Fprintf(&b, "  dead %s (%s, %d attempts)\n", d.URL, d.Reason, d.Attempts)
+		fmt.Fprintf(&b, "  dead: %s (%s, %d %s)\n", d.URL, d.Reason, d.Attempts, plural(d.Attempts, "attempt", "attempts"))
+	}
+	for i, rj := range r.Rejected {
+		if i == textLimit {
+			fmt.Fprintf(&b, "  ... and %d more rejected seed lines\n", len(r.Rejected)-textLimit)
+			break
+		}
+		fmt.Fprintf(&b, "  rejected seed: %s\n", rj)
+	}
+	if r.OutDir != "" {
+		fmt.Fprintf(&b, "  details: %s (report.html, report.json, manifest.jsonl)\n", r.OutDir)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func fmtSecs(s float64) string { return fmt.Sprintf("%.2fs", s) }
+// backoffWhy says what made a host back off, for the text summary.
+func backoffWhy(h *HostStats) string {
+	var parts []string
+	if h.S429 > 0 {
+		parts = append(parts, fmt.Sprintf("%d x 429", h.S429))
+	}
+	if h.S503 > 0 {
+		parts = append(parts, fmt.Sprintf("%d x 503", h.S503))
+	}
+	if h.RetryAfters > 0 {
+		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, plural(h.RetryAfters, "wait", "waits")))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "latency")
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
+}
 
-func humanBytes(n int64) string {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// HumanSeconds renders a delay in seconds the way status and the reports
+// show it: "0.84s", "12.0s", "2m05s", "1h10m".
+func HumanSeconds(s float64) string {
+	switch {
+	case s < 10:
+		return fmt.Sprintf("%.2fs", s)
+	case s < 60:
+		return fmt.Sprintf("%.1fs", s)
+	}
+	return HumanDuration(s)
+}
+
+// HumanDuration renders a span of seconds for a person: "850ms", "4.2s",
+// "4m12s", "1h02m", "3d04h".
+func HumanDuration(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute-50*time.Millisecond:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	d = d.Round(time.Hour)
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// HumanBytes renders a byte count: "512 B", "3.4 KiB", "48.1 MiB".
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

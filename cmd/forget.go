@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"polite/crawl"
+	"polite/pace"
+	"polite/store"
+)
+
+// forgetOptions are the flags of polite forget.
+type forgetOptions struct {
+	Hosts []string
+	All   bool
+	Yes   bool
+	// Interactive reports whether a person can be asked: stdin and stderr
+	// are terminals.
+	Interactive func() bool
+}
+
+func newForgetCmd(io IO, g *globals) *cobra.Command {
+	opts := &forgetOptions{Interactive: func() bool {
+		f, ok := io.In.(*os.File)
+		return ok && term.IsTerminal(int(f.Fd())) && io.IsTTY != nil && io.IsTTY()
+	}}
+	cmd := &cobra.Command{
+		Use:   "forget HOST... | --all",
+		Short: "Drop what polite learned about hosts",
+		Long: `Drop what polite learned about hosts: the stored delay, latency baseline,
+congestion memory and floor, and the cached robots.txt. The next run meets
+the host as new: it starts at --start and fetches robots.txt again. A HOST
+may be given as host, host:port or a URL. The job's URLs are kept.
+
+--all forgets every host. From a terminal it asks first; from a script or
+cron it needs --yes. While a crawl holds the database, forget exits 3: the
+crawl would save its own idea of the hosts when it ends.`,
+		Example: `  polite forget api.example.org
+  polite forget https://shop.example.com:8443/ localhost:8080
+  polite forget --all --yes`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Hosts = args
+			db, err := g.openDB()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return runForget(io, db, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.All, "all", false, "forget every host")
+	f.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before --all")
+	return cmd
+}
+
+// forgetDB is what polite forget needs.
+type forgetDB interface {
+	Acquire(store.Holder) error
+	Release(store.Holder) error
+	States() ([]pace.State, error)
+	RobotsCopies() ([]store.RobotsCopy, error)
+	Forget(hosts ...string) (int, error)
+}
+
+func runForget(io IO, db forgetDB, o *forgetOptions) error {
+	switch {
+	case o.All && len(o.Hosts) > 0:
+		return fmt.Errorf("%w: give hosts or --all, not both", errUsage)
+	case !o.All && len(o.Hosts) == 0:
+		return fmt.Errorf("%w: name the hosts to forget, or --all (see polite forget --help)", errUsage)
+	}
+	keys := make([]string, 0, len(o.Hosts))
+	for _, h := range o.Hosts {
+		k, err := hostArg(h)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
+	}
+	// Hold the crawl lock: a crawl running now would write its hosts back.
+	holder := store.Holder{PID: os.Getpid(), Hostname: hostname(), Job: "(polite forget)", Since: time.Now()}
+	if err := db.Acquire(holder); err != nil {
+		return err
+	}
+	defer db.Release(holder)
+
+	if o.All {
+		known, err := knownHosts(db)
+		if err != nil {
+			return err
+		}
+		if len(known) == 0 {
+			_, err := fmt.Fprintln(io.Out, "no hosts known: nothing to forget")
+			return err
+		}
+		if !o.Yes {
+			if o.Interactive == nil || !o.Interactive() {
+				return fmt.Errorf("%w: --all forgets %d %s; add --yes when not asked at a terminal", errUsage, len(known), plural(len(known), "host", "hosts"))
+			}
+			fmt.Fprintf(io.ErrOut, "Forget the delays and robots.txt copies of all %d known %s? [y/N] ", len(known), plural(len(known), "host", "hosts"))
+			line, _ := bufio.NewReader(io.In).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+				_, err := fmt.Fprintln(io.Out, "nothing forgotten")
+				return err
+			}
+		}
+		n, err := db.Forget()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(io.Out, "forgot %d %s\n", n, plural(n, "host", "hosts"))
+		return err
+	}
+
+	for _, k := range keys {
+		n, err := db.Forget(k)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintf(io.Out, "%s: nothing known\n", k)
+			continue
+		}
+		fmt.Fprintf(io.Out, "forgot %s\n", k)
+	}
+	return nil
+}
+
+// hostArg turns a HOST argument (host, host:port or URL) into the host key
+// polite stores: lower case, without a default port.
+func hostArg(arg string) (string, error) {
+	raw := strings.TrimSpace(arg)
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw + "/"
+	}
+	n, err := crawl.Normalize(raw)
+	if err == nil {
+		var u *url.URL
+		if u, err = url.Parse(n); err == nil && u.Host != "" {
+			return u.Host, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q is not a host, host:port or URL", errUsage, arg)
+}
+
+// knownHosts returns every host with a stored delay or robots.txt copy.
+func knownHosts(db forgetDB) ([]string, error) {
+	states, err := db.States()
+	if err != nil {
+		return nil, err
+	}
+	copies, err := db.RobotsCopies()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var hs []string
+	for _, s := range states {
+		if !seen[s.Host] {
+			seen[s.Host] = true
+			hs = append(hs, s.Host)
+		}
+	}
+	for _, c := range copies {
+		if !seen[c.Host] {
+			seen[c.Host] = true
+			hs = append(hs, c.Host)
+		}
+	}
+	return hs, nil
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	return h
+}

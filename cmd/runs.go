@@ -1,0 +1,127 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"polite/crawl"
+	"polite/store"
+)
+
+// runsOptions are the flags of polite runs.
+type runsOptions struct {
+	JSON  bool
+	Job   string
+	Limit int
+	Now   func() time.Time
+	Loc   *time.Location // where start times are shown; time.Local when nil
+}
+
+func newRunsCmd(io IO, g *globals) *cobra.Command {
+	opts := &runsOptions{Now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List past runs, newest first",
+		Long: `List past runs, newest first: the run number that polite report takes, the
+job, when it started and how long it took, its exit code and what became of
+its URLs. A run without an exit code is still running, or died without
+saving its end.`,
+		Example: `  polite runs
+  polite runs --job nightly --limit 5
+  polite runs --json | jq '.[] | select(.exit_code != 0) | .id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := g.openDB()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return runRuns(io.Out, db, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print JSON")
+	f.StringVar(&opts.Job, "job", "", "only the runs of this job")
+	f.IntVarP(&opts.Limit, "limit", "n", 20, "how many runs to list (0: all)")
+	return cmd
+}
+
+// runsDB is what polite runs reads.
+type runsDB interface {
+	Runs(limit int) ([]store.Run, error)
+}
+
+func runRuns(w io.Writer, db runsDB, o *runsOptions) error {
+	if o.Limit < 0 {
+		return fmt.Errorf("%w: --limit must not be negative", errUsage)
+	}
+	rs, err := listRuns(db, o.Job, o.Limit)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(nonNil(rs))
+	}
+	if len(rs) == 0 {
+		if o.Job != "" {
+			_, err := fmt.Fprintf(w, "no runs of job %q yet\n", o.Job)
+			return err
+		}
+		_, err := fmt.Fprintln(w, "no runs yet")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	writeRuns(tw, rs, o.Now(), o.Loc)
+	return tw.Flush()
+}
+
+// listRuns returns the newest runs first, of one job when job is not "",
+// at most limit (0: all).
+func listRuns(db runsDB, job string, limit int) ([]runRow, error) {
+	n := limit
+	if job != "" {
+		n = 0
+	}
+	runs, err := db.Runs(n)
+	if err != nil {
+		return nil, err
+	}
+	var rs []runRow
+	for _, r := range runs {
+		if job != "" && r.Job != job {
+			continue
+		}
+		if limit > 0 && len(rs) == limit {
+			break
+		}
+		row := runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary}
+		if !r.EndedAt.IsZero() {
+			row.DurationS = r.EndedAt.Sub(r.StartedAt).Seconds()
+		}
+		rs = append(rs, row)
+	}
+	return rs, nil
+}
+
+// writeRuns writes the runs as table rows, header first.
+func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Location) {
+	if loc == nil {
+		loc = time.Local
+	}
+	fmt.Fprintln(tw, "RUN\tJOB\tSTARTED\tTOOK\tEXIT\tSUMMARY")
+	for _, r := range rs {
+		took, exit, sum := crawl.HumanDuration(r.DurationS), fmt.Sprint(r.ExitCode), r.Summary
+		if r.Ended.IsZero() {
+			took, exit, sum = "-", "-", "not ended (running, or died without saving its end)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s (%s)\t%s\t%s\t%s\n", r.ID, r.Job,
+			r.Started.In(loc).Format("2006-01-02 15:04"), ago(now.Sub(r.Started)), took, exit, sum)
+	}
+}

@@ -1,0 +1,364 @@
+package crawl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// sampleReport is a run with every kind of host the reports show: one
+// throttled with Retry-After, one calm, one slow with network errors and
+// one whose robots.txt never answered; with dead URLs and rejected seeds.
+func sampleReport() *Report {
+	start := time.Date(2026, 3, 14, 2, 0, 0, 0, time.UTC)
+	r := &Report{
+		RunID: 7, Job: "nightly", Start: start, End: start.Add(95 * time.Second), DurationS: 95,
+		ExitCode: 1, StopReason: "stopped by max-duration", BudgetsBound: []string{"max-duration"},
+		OutDir: "/srv/crawl/nightly",
+		Totals: Totals{Requests: 141, Done: 120, NotModified: 6, Excluded: 3, Dead: 7, Waiting: 12, Retries: 9, Throttled: 6, Bytes: 3 << 20},
+		Rejected: []Rejected{
+			{File: "seeds.txt", Line: 4, Text: "ftp://files.example.org/", Reason: `scheme "ftp" is not http or https`},
+			{File: "seeds.txt", Line: 9, Text: "http://docs.example.org/x 1e3", Reason: `bad priority "1e3"`},
+		},
+		Frontier: map[string]int{"done": 120, "not_modified": 6, "excluded": 3, "dead": 7, "queued": 12},
+	}
+	for i := range 7 {
+		r.Dead = append(r.Dead, DeadURL{URL: fmt.Sprintf("https://slow.example.net/item/%d?<&>", i), Reason: "timeout", Attempts: 5})
+	}
+	api := &HostStats{
+		Host: "api.example.org", Requests: 61, S2xx: 52, S304: 3, S429: 5, S5xx: 1, S503: 1, Retries: 6,
+		Bytes: 2 << 20, P50MS: 120, P95MS: 480, MaxMS: 950, DelayStartS: 3, DelayEndS: 4.5, StoredEndS: 4.5,
+		FloorS: 0.5, FloorSource: "default", WaitS: 80, RetryAfters: 6, Robots: "parsed (200)", Stopped: "done",
+	}
+	d := 3.0
+	for i := range 61 {
+		p := Point{AtS: float64(i) * 1.5, LatencyMS: 100 + float64(i%7)*20, Status: 200}
+		switch {
+		case i == 20 || i == 21 || i == 40 || i == 41 || i == 42:
+			p.Status, p.RetryAfterS, d = 429, 2, min(d*3, 12)
+		case i == 50:
+			p.Status, p.RetryAfterS, d = 503, 5, min(d*3, 12)
+		default:
+			d = max(d-0.25, 0.5)
+		}
+		p.DelayS = d
+		api.Timeline = append(api.Timeline, p)
+	}
+	docs := &HostStats{
+		Host: "docs.example.org", Requests: 60, S2xx: 57, S3xx: 1, S4xx: 1, Excluded: 3,
+		Bytes: 1 << 20, P50MS: 40, P95MS: 60, MaxMS: 70, DelayStartS: 1, StoredStartS: 4, DelayEndS: 1, StoredEndS: 1,
+		FloorS: 1, FloorSource: "crawl-delay", WaitS: 30, Robots: "parsed (200)", Stopped: "done",
+	}
+	for i := range 60 {
+		docs.Timeline = append(docs.Timeline, Point{AtS: float64(i) * 1.55, DelayS: 1, LatencyMS: 40 + float64(i%3)*10, Status: 200})
+	}
+	slow := &HostStats{
+		Host: "slow.example.net", Requests: 19, S2xx: 10, Errors: 9, Retries: 3,
+		P50MS: 2100, P95MS: 4000, MaxMS: 4200, DelayStartS: 3, DelayEndS: 7.5, StoredEndS: 7.5,
+		FloorS: 0.5, FloorSource: "default", WaitS: 60, Robots: "no restrictions (404)", Stopped: "run ended with URLs waiting",
+	}
+	d = 3
+	for i := range 19 {
+		p := Point{AtS: 2 + float64(i)*4.8, LatencyMS: 1500 + float64(i)*150, Status: 200}
+		if i%2 == 1 {
+			p.Status, p.LatencyMS = 0, 0
+		}
+		d = min(d*1.05, 7.5)
+		p.DelayS = d
+		slow.Timeline = append(slow.Timeline, p)
+	}
+	never := &HostStats{
+		Host: "never.example.com:8443", Requests: 1, Errors: 1, DelayStartS: 3, DelayEndS: 3, StoredEndS: 3,
+		FloorS: 0.5, FloorSource: "default", Robots: "unreachable (refused): host waits, retry in 9.5s",
+		Stopped: "run ended with URLs waiting",
+	}
+	r.Hosts = []*HostStats{api, docs, slow, never}
+	for _, h := range r.Hosts {
+		h.finish()
+	}
+	return r
+}
+
+func TestWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := sampleReport().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	tests := []struct {
+		name   string
+		want   string
+		absent bool
+	}{
+		{name: "headline", want: `polite: job "nightly", run 7: stopped by max-duration after 1m35s, exit 1` + "\n"},
+		{name: "what became of the URLs", want: "  120 done, 6 not modified, 3 excluded, 7 dead, 12 waiting for the next run\n"},
+		{name: "requests", want: "  141 requests to 4 hosts (1.5/s), 9 retries, 6 throttled (429/503), 3.0 MiB\n"},
+		{name: "budget", want: "  budgets reached: max-duration\n"},
+		{name: "throttled host and how far", want: "    api.example.org   3.00s -> 12.0s -> 4.50s  (5 x 429, 1 x 503, 6 Retry-After waits)\n"},
+		{name: "slower host", want: "    slow.example.net  3.00s -> 7.50s -> 7.50s  (latency)\n"},
+		{name: "calm host not backed off", want: "docs.example.org ", absent: true},
+		{name: "stopped hosts grouped", want: "  2 hosts stopped (run ended with URLs waiting): slow.example.net, never.example.com:8443\n"},
+		{name: "first dead URL", want: "  dead: https://slow.example.net/item/0?<&> (timeout, 5 attempts)\n"},
+		{name: "dead URLs capped", want: "  ... and 2 more dead URLs\n"},
+		{name: "sixth dead URL left out", want: "item/5", absent: true},
+		{name: "rejected seed", want: "  rejected seed: seeds.txt:4: scheme \"ftp\" is not http or https\n"},
+		{name: "where the files are", want: "  details: /srv/crawl/nightly (report.html, report.json, manifest.jsonl)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if has := strings.Contains(got, tt.want); has == tt.absent {
+				t.Errorf("summary contains %q = %v, want %v; summary:\n%s", tt.want, has, !tt.absent, got)
+			}
+		})
+	}
+	if n := strings.Count(got, "\n"); n > 20 {
+		t.Errorf("summary is %d lines, want a few (at most 20):\n%s", n, got)
+	}
+}
+
+func TestBackedOff(t *testing.T) {
+	tests := []struct {
+		name string
+		h    HostStats
+		want bool
+	}{
+		{"calm", HostStats{DelayStartS: 3, DelayMaxS: 3, FloorS: 0.5}, false},
+		{"a 429", HostStats{DelayStartS: 3, DelayMaxS: 3, S429: 1}, true},
+		{"a 503", HostStats{DelayStartS: 3, DelayMaxS: 3, S503: 1}, true},
+		{"a Retry-After alone", HostStats{DelayStartS: 1, DelayMaxS: 1, RetryAfters: 1}, true},
+		{"delay rose on latency", HostStats{DelayStartS: 0.5, DelayMaxS: 2, FloorS: 0.5}, true},
+		{"floor raised by Crawl-delay", HostStats{DelayStartS: 0.5, DelayMaxS: 5, FloorS: 5}, false},
+		{"rounding noise", HostStats{DelayStartS: 0.5, DelayMaxS: 0.501, FloorS: 0.5}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.h.BackedOff(); got != tt.want {
+				t.Errorf("BackedOff() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	tests := []struct {
+		secs float64
+		want string
+	}{
+		{0, "0ms"}, {0.85, "850ms"}, {4.24, "4.2s"}, {59.97, "1m00s"}, {252, "4m12s"},
+		{3720, "1h02m"}, {47 * 3600, "47h00m"}, {76 * 3600, "3d04h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := HumanDuration(tt.secs); got != tt.want {
+				t.Errorf("HumanDuration(%v) = %q, want %q", tt.secs, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHumanSeconds(t *testing.T) {
+	tests := []struct {
+		secs float64
+		want string
+	}{
+		{0.5, "0.50s"}, {0.844, "0.84s"}, {12, "12.0s"}, {125, "2m05s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := HumanSeconds(tt.secs); got != tt.want {
+				t.Errorf("HumanSeconds(%v) = %q, want %q", tt.secs, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	tests := []struct {
+		name    string
+		hi      float64
+		n       int
+		wantTop float64
+		want    int // ticks
+	}{
+		{"seconds", 95, 10, 100, 11},
+		{"fractions", 0.37, 4, 0.4, 5},
+		{"exact", 4, 4, 4, 5},
+		{"tiny", 0.001, 4, 0.001, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ticks, top := niceTicks(tt.hi, tt.n)
+			if diff := top - tt.wantTop; diff > 1e-9 || diff < -1e-9 || len(ticks) != tt.want {
+				t.Errorf("niceTicks(%v, %d) = %v, top %v; want %d ticks up to %v", tt.hi, tt.n, ticks, top, tt.want, tt.wantTop)
+			}
+		})
+	}
+}
+
+func TestWriteHTML(t *testing.T) {
+	r := sampleReport()
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	CheckReportHTML(t, b.Bytes(), []string{"api.example.org", "docs.example.org", "slow.example.net", "never.example.com:8443"})
+	page := b.String()
+	for _, want := range []string{
+		"item/6?&lt;&amp;&gt;",     // dead URLs, escaped
+		"seeds.txt:9",              // rejected seeds
+		"Retry-After 2.00s at",     // a Retry-After wait, explained on hover
+		"429 at 30.0s",             // a 429 mark
+		"no responses in this run", // a host with no timeline still gets its chart
+		"floor 1.00s (crawl-delay)",
+		"delay (s)", "TTFB (ms)", "time since the run started", // axis titles
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// CheckReportHTML fails t unless page is a well-formed HTML document that
+// loads nothing from anywhere (no scripts, stylesheets, images, fonts or
+// frames; links only to anchors in the page) and holds one timeline SVG
+// per host, in order.
+func CheckReportHTML(t *testing.T, page []byte, hosts []string) {
+	t.Helper()
+	for _, p := range reportHTMLProblems(page, hosts) {
+		t.Errorf("report.html: %s", p)
+	}
+}
+
+// reportHTMLProblems lists what CheckReportHTML finds wrong with page.
+func reportHTMLProblems(page []byte, hosts []string) []string {
+	void := map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
+		"img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+	loads := map[string]bool{"script": true, "link": true, "img": true, "iframe": true, "object": true, "embed": true,
+		"audio": true, "video": true, "source": true, "base": true, "use": true, "image": true, "foreignobject": true}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	var (
+		stack    []string
+		timeline []string
+		doctype  bool
+		problems []string
+	)
+	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if err := z.Err(); !errors.Is(err, io.EOF) {
+				bad("tokenize: %v", err)
+			}
+			break
+		}
+		tok := z.Token()
+		switch tt {
+		case html.DoctypeToken:
+			doctype = tok.Data == "html" && len(stack) == 0
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name := strings.ToLower(tok.Data)
+			if loads[name] {
+				bad("<%s> loads or runs something", name)
+			}
+			class, label := "", ""
+			for _, a := range tok.Attr {
+				key, val := strings.ToLower(a.Key), strings.ToLower(a.Val)
+				switch {
+				case key == "href" && strings.HasPrefix(val, "#"):
+				case key == "src" || key == "srcset" || key == "href" || strings.HasSuffix(key, ":href") ||
+					key == "action" || key == "poster" || key == "data" || key == "background":
+					bad("<%s %s=%q> refers to a resource", name, key, a.Val)
+				case strings.HasPrefix(key, "on"):
+					bad("<%s %s> runs script", name, key)
+				case strings.Contains(val, "http://") || strings.Contains(val, "https://") || strings.Contains(val, "url("):
+					bad("<%s %s=%q> names an address", name, key, a.Val)
+				}
+				if key == "class" {
+					class = a.Val
+				}
+				if key == "aria-label" {
+					label = a.Val
+				}
+			}
+			if name == "svg" && strings.Contains(class, "timeline") {
+				timeline = append(timeline, label)
+			}
+			if tt == html.StartTagToken && !void[name] {
+				stack = append(stack, name)
+			}
+		case html.EndTagToken:
+			name := strings.ToLower(tok.Data)
+			if len(stack) == 0 || stack[len(stack)-1] != name {
+				bad("</%s> closes %v", name, stack)
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case html.TextToken:
+			if len(stack) > 0 && stack[len(stack)-1] == "style" {
+				if s := strings.ToLower(tok.Data); strings.Contains(s, "url(") || strings.Contains(s, "@import") || strings.Contains(s, "@font-face") {
+					bad("the style sheet loads something")
+				}
+			}
+		}
+	}
+	if !doctype {
+		bad("no <!doctype html> first")
+	}
+	if len(stack) > 0 {
+		bad("elements left open: %v", stack)
+	}
+	if len(timeline) != len(hosts) {
+		bad("%d timelines, want one per host (%d)", len(timeline), len(hosts))
+	} else {
+		for i, h := range hosts {
+			if !strings.HasSuffix(timeline[i], " "+h) {
+				bad("timeline %d is %q, want the one of %s", i, timeline[i], h)
+			}
+		}
+	}
+	return problems
+}
+
+func TestReportHTMLProblems(t *testing.T) {
+	const svg = `<svg class="timeline" aria-label="timeline of a.example"></svg>`
+	page := func(body string) []byte {
+		return []byte("<!doctype html><html><head><title>t</title><style>p{}</style></head><body>" + body + "</body></html>")
+	}
+	tests := []struct {
+		name string
+		page []byte
+		want string // in one of the problems; "" for none
+	}{
+		{"good", page(`<p><a href="#x">x</a></p>` + svg), ""},
+		{"script", page(`<script>1</script>` + svg), "<script>"},
+		{"image", page(`<img src="https://a.example/x.png">` + svg), "<img>"},
+		{"stylesheet", page(`<link rel="stylesheet" href="s.css">` + svg), "<link>"},
+		{"external link", page(`<a href="https://a.example/">a</a>` + svg), "refers to a resource"},
+		{"font in style", []byte(`<!doctype html><html><head><style>@font-face{src:url(f.woff)}</style></head><body>` + svg + `</body></html>`), "style sheet"},
+		{"event handler", page(`<p onclick="x()">p</p>` + svg), "runs script"},
+		{"unclosed", page(`<div><p>x</div>` + svg), "closes"},
+		{"no doctype", []byte(`<html><body>` + svg + `</body></html>`), "doctype"},
+		{"no timeline", page(`<p>x</p>`), "0 timelines"},
+		{"timeline of another host", page(`<svg class="timeline" aria-label="timeline of b.example"></svg>`), "want the one of a.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := reportHTMLProblems(tt.page, []string{"a.example"})
+			if tt.want == "" {
+				if len(got) > 0 {
+					t.Errorf("problems %q, want none", got)
+				}
+				return
+			}
+			if !strings.Contains(strings.Join(got, "\n"), tt.want) {
+				t.Errorf("problems %q, want one saying %q", got, tt.want)
+			}
+		})
+	}
+}
