@@ -18,8 +18,12 @@ test:
 	$(GO) test -count=1 ./store/... ./robots/... .
 	$(GO) test -count=1 -race ./pace/... ./crawl/... ./cmd/...
 
+# Politeness and throughput figures against the test origin on loopback
+# (about 5 minutes); see "Benchmarks" in the README. BENCHFLAGS adds flags,
+# e.g. BENCHFLAGS='-only bucket,throughput'.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./bench/
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./crawl/crawltest/polite-bench
+	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
 
 fuzz:
 	@for t in $$($(GO) test -list '^Fuzz' ./crawl/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./crawl/ || exit 1; done

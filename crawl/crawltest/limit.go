@@ -11,7 +11,7 @@ import (
 // status and Retry-After, or let it through after wait.
 type admission struct {
 	status     int // 429 or 503; 0 admits
-	retryAfter int // seconds, for a refusal
+	retryAfter int // seconds, for a refusal; 0 sends no Retry-After
 	wait       time.Duration
 }
 
@@ -19,6 +19,14 @@ type admission struct {
 // now. A request the bucket refuses never reaches the queue; one the queue
 // refuses has spent its token, as behind a real rate limiter. o.mu is held.
 func (o *Origin) admit(now time.Time) admission {
+	a := o.admitLimits(now)
+	if o.cfg.OmitRetryAfter {
+		a.retryAfter = 0
+	}
+	return a
+}
+
+func (o *Origin) admitLimits(now time.Time) admission {
 	if o.cfg.Rate > 0 {
 		o.refill(now)
 		if o.tokens < 1 {
@@ -115,7 +123,9 @@ func refuse(w http.ResponseWriter, a admission) {
 		body = "server busy\n"
 	}
 	h := w.Header()
-	h.Set("Retry-After", strconv.Itoa(a.retryAfter))
+	if a.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(a.retryAfter))
+	}
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.status)

@@ -69,6 +69,16 @@ type Config struct {
 	// the next Links pages). Other paths serve a deterministic body.
 	Pages int
 	Links int
+
+	// Log keeps a record of every request in Stats.Log: arrival, path,
+	// status and latency. Off by default.
+	Log bool
+
+	// OmitRetryAfter sends the limits' 429 and 503 refusals without a
+	// Retry-After header. Benchmarks that divide every duration by a
+	// factor use it, where whole seconds would be too long (see
+	// polite-bench). The /status/429 and /status/503 paths keep theirs.
+	OmitRetryAfter bool
 }
 
 // Stats is what an origin counted.
@@ -86,6 +96,8 @@ type Stats struct {
 
 	QueueFull int // requests refused with 503 because the queue was full
 	Canceled  int // requests whose client went away before the answer was complete
+
+	Log []Request // every request in arrival order, when Config.Log is set
 }
 
 // Origin is a throttling test server handler. Build it with New; it is safe
@@ -144,6 +156,7 @@ func (o *Origin) Stats() Stats {
 		s.ByStatus[k] = v
 	}
 	s.Times = append([]time.Time(nil), o.stats.Times...)
+	s.Log = append([]Request(nil), o.stats.Log...)
 	return s
 }
 
@@ -175,6 +188,7 @@ func (o *Origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if conditional {
 		o.stats.Conditional++
 	}
+	logAt := o.logArrival(now, uri)
 	var adm admission
 	if !robotsReq {
 		adm = o.admit(now)
@@ -185,6 +199,9 @@ func (o *Origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	o.mu.Unlock()
 
 	cw := &countingWriter{ResponseWriter: w, o: o, head: r.Method == http.MethodHead}
+	if logAt >= 0 {
+		defer o.logAnswer(logAt, now, cw)
+	}
 	if adm.status != 0 {
 		refuse(cw, adm)
 		return
@@ -246,11 +263,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // countingWriter counts statuses and body bytes into the origin's stats.
 type countingWriter struct {
 	http.ResponseWriter
-	o    *Origin
-	head bool // HEAD: the body is not sent, so not counted
+	o      *Origin
+	head   bool // HEAD: the body is not sent, so not counted
+	status int  // the status sent; 0 until WriteHeader
 }
 
 func (c *countingWriter) WriteHeader(status int) {
+	c.status = status
 	c.o.mu.Lock()
 	c.o.stats.ByStatus[status]++
 	if status == http.StatusNotModified {

@@ -1,0 +1,165 @@
+// Command polite-bench measures polite against the project's throttling
+// test origin on loopback and prints one table of ratios, each measured in
+// the same run:
+//
+//	polite-bench [-polite bin/polite] [-scale 10] [-window 150s] [-only LIST]
+//	             [-concurrency 64] [-cpuprofile FILE]
+//
+// The pacing scenarios (a token bucket, a queueing host, a host that sends
+// RateLimit headers, twenty hosts at once, a second run after a throttled
+// one) run polite's real pipeline in this process with crawl.Run, beside two
+// baselines on identical fresh origins: plain AIMD (pace.Config.Plain) and a
+// fixed 3 s delay. Every pacing duration is divided by -scale and every
+// origin rate multiplied by it, so the ratios are those of the unscaled
+// crawl in a tenth of the time. The figures are counted by the origins
+// (crawltest.Stats), never taken from the crawler.
+//
+// The throughput scenario runs the real binary (-polite) as a child process
+// against 200 unthrottled origins with floors at zero, and beside it a
+// minimal net/http crawler over the same URLs as a reference.
+//
+// It exits 0 whether or not the targets are met (it reports, it does not
+// judge) and 1 when the pipeline itself fails. It listens and dials on
+// loopback only.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command line.
+type options struct {
+	polite      string        // the binary for the throughput scenario
+	scale       float64       // time scale factor
+	quotaScale  float64       // the RateLimit scenario's scale, at most scale
+	window      time.Duration // unscaled length of a pacing run
+	only        map[string]bool
+	concurrency int // --concurrency of the throughput scenario
+	hosts       int // throughput origins
+	pages       int // pages per throughput origin
+	cpuprofile  string
+}
+
+// scenarioKeys are the names -only accepts, in the order they run.
+var scenarioKeys = []string{"bucket", "queue", "ratelimit", "hosts", "second", "throughput"}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	var only string
+	fs.StringVar(&o.polite, "polite", "bin/polite", "polite binary for the throughput scenario")
+	fs.Float64Var(&o.scale, "scale", 10, "divide every pacing duration by this and multiply origin rates by it")
+	fs.Float64Var(&o.quotaScale, "ratelimit-scale", 2, "time scale of the RateLimit scenario (its headers count whole seconds)")
+	fs.DurationVar(&o.window, "window", 150*time.Second, "unscaled length of each pacing run")
+	fs.StringVar(&only, "only", "", "comma-separated scenarios to run: "+strings.Join(scenarioKeys, ","))
+	fs.IntVar(&o.concurrency, "concurrency", 64, "--concurrency of the throughput scenario (and of its reference)")
+	fs.IntVar(&o.hosts, "hosts", 200, "origins in the throughput scenario")
+	fs.IntVar(&o.pages, "pages", 20, "pages per origin in the throughput scenario")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case o.scale < 1 || o.quotaScale < 1:
+		return o, fmt.Errorf("-scale and -ratelimit-scale must be at least 1")
+	case o.window <= 0:
+		return o, fmt.Errorf("-window must be positive")
+	case o.concurrency < 1 || o.hosts < 1 || o.pages < 1:
+		return o, fmt.Errorf("-concurrency, -hosts and -pages must be at least 1")
+	}
+	o.only = map[string]bool{}
+	for _, k := range strings.Split(only, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		if !contains(scenarioKeys, k) {
+			return o, fmt.Errorf("-only: unknown scenario %q (want %s)", k, strings.Join(scenarioKeys, ","))
+		}
+		o.only[k] = true
+	}
+	return o, nil
+}
+
+func (o options) runs(key string) bool { return len(o.only) == 0 || o.only[key] }
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// run runs the scenarios, prints the table and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(stderr, "polite-bench:", err)
+		return 2
+	}
+	b := &bench{opts: o, log: stderr}
+	start := time.Now()
+	if err := b.all(ctx); err != nil {
+		fmt.Fprintln(stderr, "polite-bench:", err)
+		return 1
+	}
+	b.print(stdout, time.Since(start))
+	return 0
+}
+
+// bench holds what the scenarios measured.
+type bench struct {
+	opts       options
+	log        io.Writer // progress lines
+	rows       []row
+	throughput *throughputResult
+}
+
+func (b *bench) all(ctx context.Context) error {
+	steps := []struct {
+		key string
+		run func(context.Context) error
+	}{
+		{"bucket", b.tokenBucket},
+		{"queue", b.queueing},
+		{"ratelimit", b.rateLimit},
+		{"hosts", b.twentyHosts},
+		{"second", b.secondRun},
+		{"throughput", b.runThroughput},
+	}
+	for _, s := range steps {
+		if !b.opts.runs(s.key) {
+			continue
+		}
+		if err := s.run(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.key, err)
+		}
+	}
+	return nil
+}
+
+func (b *bench) progress(format string, a ...any) {
+	fmt.Fprintf(b.log, "polite-bench: "+format+"\n", a...)
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// row is one scenario measured under one policy. Figures not measured in
+// that scenario are NaN (firstN: -1).
+type row struct {
+	scenario, policy string
+	goodput          float64 // 2xx over what the origins allowed in the window
+	per100           float64 // 429 and 503 per 100 page requests
+	latency          float64 // p50 latency over the unloaded baseline
+	firstN           int     // 429s in the first firstN requests
+	refused          int     // 429 and 503 answers
+	wall             time.Duration
+	note             string
+}
+
+func newRow(scenario, policy string) row {
+	return row{scenario: scenario, policy: policy, goodput: math.NaN(), per100: math.NaN(), latency: math.NaN(), firstN: -1}
+}
+
+func ratio(f float64, prec int) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, f)
+}
+
+func intOrDash(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+// print writes the table, the throughput block and the targets.
+func (b *bench) print(w io.Writer, took time.Duration) {
+	o := b.opts
+	if len(b.rows) > 0 {
+		fmt.Fprintf(w, "pacing: time scale 1:%g (every pacing duration divided by %g, every origin rate multiplied by it);\n", o.scale, o.scale)
+		fmt.Fprintf(w, "the RateLimit scenario at 1:%g; each run up to %s unscaled (%s here, %s at 1:%g);\n", b.quotaScale(), o.window, b.window(o.scale), b.window(b.quotaScale()), b.quotaScale())
+		fmt.Fprintf(w, "the policies of a scenario run side by side, 20 hosts one after the other; figures counted by the origins\n\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "scenario\tpolicy\tgoodput/limit\t429+503/100\tp50 lat/base\t429 in first %d\twall s\tnote\n", firstN)
+		for _, r := range b.rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\n", r.scenario, r.policy, ratio(r.goodput, 3), ratio(r.per100, 2),
+				ratio(r.latency, 2), intOrDash(r.firstN), r.wall.Seconds(), r.note)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	if t := b.throughput; t != nil {
+		t.print(w)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "targets (polite):")
+	for _, l := range b.targets() {
+		fmt.Fprintln(w, "  "+l)
+	}
+	fmt.Fprintf(w, "\nbench took %.0f s\n", took.Seconds())
+}
+
+// find returns the row of a scenario and policy.
+func (b *bench) find(scenario, policy string) (row, bool) {
+	for _, r := range b.rows {
+		if r.scenario == scenario && r.policy == policy {
+			return r, true
+		}
+	}
+	return row{}, false
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// targets returns one line per target of the scenarios that ran.
+func (b *bench) targets() []string {
+	var out []string
+	if r, ok := b.find("token bucket", "polite"); ok {
+		out = append(out, fmt.Sprintf("token bucket: goodput >= 0.90 of the limit, <= 2 429 per 100: %s (%.3f, %.2f)",
+			verdict(r.goodput >= 0.90 && r.per100 <= 2), r.goodput, r.per100))
+	}
+	if r, ok := b.find("queueing", "polite"); ok {
+		out = append(out, fmt.Sprintf("queueing: goodput >= 0.80 of capacity, <= 1 503 per 100, p50 latency <= 1.5x baseline: %s (%.3f, %.2f, %.2fx)",
+			verdict(r.goodput >= 0.80 && r.per100 <= 1 && r.latency <= 1.5), r.goodput, r.per100, r.latency))
+	}
+	if r, ok := b.find(b.quotaScenario(), "polite"); ok {
+		out = append(out, fmt.Sprintf("RateLimit headers: 0 429, goodput >= 0.95 of the limit: %s (%d 429, %.3f)",
+			verdict(r.refused == 0 && r.goodput >= 0.95), r.refused, r.goodput))
+	}
+	if r, ok := b.find(fmt.Sprintf("%d hosts at once", manyHosts), "polite"); ok {
+		out = append(out, fmt.Sprintf("%d hosts: aggregate goodput >= 0.90 of the sum of limits: %s (%.3f)",
+			manyHosts, verdict(r.goodput >= 0.90), r.goodput))
+	}
+	if r, ok := b.find("second run", "polite"); ok {
+		out = append(out, fmt.Sprintf("second run: <= 1 429 in its first %d requests: %s (%d)", firstN, verdict(r.firstN <= 1), r.firstN))
+	}
+	if t := b.throughput; t != nil {
+		p := t.polite
+		all := p.recorded == t.urls() && p.onDisk == t.urls()
+		out = append(out, fmt.Sprintf("throughput: >= 1500 pages/s, peak RSS < 80 MB, every fetch in SQLite and every body on disk: %s (%.0f pages/s, %.1f MB, %d/%d recorded, %d/%d on disk)",
+			verdict(p.rate() >= 1500 && p.rssMB() < 80 && all), p.rate(), p.rssMB(), p.recorded, t.urls(), p.onDisk, t.urls()))
+	}
+	if len(out) == 0 {
+		out = append(out, "none ran")
+	}
+	return out
+}
+
+// print writes the throughput block.
+func (t *throughputResult) print(w io.Writer) {
+	fmt.Fprintf(w, "throughput: %d unthrottled hosts x %d pages (%d URLs, robots.txt on each), floors 0, --concurrency %d\n",
+		t.hosts, t.pages, t.urls(), t.concurrency)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s")
+	line := func(name string, f crawlerFigures, rss, kept bool) {
+		r, rec, disk := "-", "-", "-"
+		if rss {
+			r = fmt.Sprintf("%.1f", f.rssMB())
+		}
+		if kept {
+			rec, disk = fmt.Sprintf("%d/%d", f.recorded, t.urls()), fmt.Sprintf("%d/%d", f.onDisk, t.urls())
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\n", name, f.rate(), f.sustained(), r, rec, disk, f.wall.Seconds())
+	}
+	line("polite (binary)", t.polite, true, true)
+	if t.inProcess != nil {
+		line("polite (in process, profiled)", *t.inProcess, false, true)
+	}
+	line("reference (net/http, bodies discarded)", t.reference, false, false)
+	tw.Flush()
+	fmt.Fprintf(w, "polite / reference: %.2f (to 90%%: %.2f)\n", t.polite.rate()/t.reference.rate(), t.polite.sustained()/t.reference.sustained())
+	if t.note != "" {
+		fmt.Fprintln(w, strings.TrimSpace(t.note))
+	}
+}
