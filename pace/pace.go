@@ -5,11 +5,36 @@
 // it has seen and is safe for concurrent use. Most callers want Ready (when
 // may the next request to this host start), Begin (one starts now) and
 // Observe (this is how it went).
+//
+// The controller is AIMD over a delay that decays between runs (Aged), with
+// four additions measured against simulated origins (sim_test.go):
+//
+//   - Slow start: before any signal the delay falls by a factor of 0.7 per
+//     success (or by Decrease, when that is faster), so a fresh host is not
+//     crawled at Start for a dozen requests. It ends at the first congestion
+//     or the first latency ratio past the low knee (then the decrease is
+//     additive). Until the first congestion the delay does not fall below
+//     the recent time to first byte: with several requests allowed in
+//     flight, the pacer does not send faster than it hears back.
+//   - The careful approach: after a congestion signal the host remembers the
+//     pace that was refused and the shortest one that worked, comes back
+//     fast to just above the limit, holds, and probes below it only in small
+//     steps after a quiet while. See host.go for the rules.
+//   - The latency signal: the ratio of a fast to a slow EWMA of time to first
+//     byte raises the delay smoothly between LowKnee and HighKnee and counts
+//     as congestion past HighKnee. Latency under 10 ms is noise, and a
+//     slowdown every host shows at once is ours (a busy machine, a loaded
+//     link), so it is discounted (shared.go).
+//   - The breaker: BreakerTrips consecutive responses over twice the rolling
+//     median hold the host for BreakerCooldown.
+//
+// Config.Plain turns the additions off (except the breaker) for comparison.
 package pace
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -44,6 +69,13 @@ type Config struct {
 
 	BreakerTrips    int           // consecutive slow responses that trip the breaker (default 4)
 	BreakerCooldown time.Duration // pause after the breaker trips (default 30s)
+
+	// Plain turns the controller into textbook AIMD: no slow start, no
+	// careful approach to the remembered congestion delay and no latency
+	// signal (the breaker, floors, holds and jitter still apply). It is the
+	// baseline the benchmarks compare the full controller with, not a mode
+	// for real crawls.
+	Plain bool
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -85,6 +117,10 @@ func (c Config) Validate() error {
 		return errors.New("--max-retry-after must not be negative")
 	case c.Jitter < 0 || c.Jitter > 1:
 		return fmt.Errorf("jitter must be within 0..1, got %g", c.Jitter)
+	case !(c.LowKnee >= 1) || !(c.HighKnee > c.LowKnee):
+		return fmt.Errorf("latency knees must satisfy 1 <= low < high, got %g and %g", c.LowKnee, c.HighKnee)
+	case c.BreakerTrips < 0 || c.BreakerCooldown < 0:
+		return errors.New("breaker trips and cooldown must not be negative")
 	}
 	return nil
 }
@@ -97,7 +133,7 @@ type State struct {
 
 	Baseline time.Duration // slow EWMA of time to first byte; 0 when unknown
 
-	CongestionDelay time.Duration // delay in force when the last congestion came; 0 if never
+	CongestionDelay time.Duration // delay in force when the last congestion came (the jittered gap before the refused request); 0 if never
 	CongestionAt    time.Time     // when it came
 	LastSignal      string        // "429", "503", "latency", "slow-down", "breaker" or ""
 
@@ -113,8 +149,33 @@ type StateStore interface {
 
 // Aged returns the delay a stored state is worth at now:
 // max(floor, d * 0.5^((now - t) / halfLife)).
+//
+// A state set in the future (clock skew) does not decay, a zero or negative
+// halfLife means no decay, and the result is never below floor.
 func Aged(st State, floor, halfLife time.Duration, now time.Time) time.Duration {
-	panic("TODO")
+	if st.Delay <= floor {
+		return floor
+	}
+	elapsed := now.Sub(st.SetAt)
+	if elapsed <= 0 || halfLife <= 0 {
+		return st.Delay
+	}
+	return max(floor, scale(st.Delay, math.Exp2(-float64(elapsed)/float64(halfLife))))
+}
+
+// scale returns d*f rounded to the nanosecond, saturating instead of
+// overflowing.
+func scale(d time.Duration, f float64) time.Duration {
+	x := math.Round(float64(d) * f)
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return time.Duration(x)
 }
 
 // Quota is what a server announced through RateLimit or X-RateLimit headers.

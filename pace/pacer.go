@@ -1,64 +1,208 @@
 package pace
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
 
 // Pacer paces every host it is told about. It is safe for concurrent use.
 // The zero value is not usable; call New.
+//
+// Hosts are keyed by the string callers pass (lowercased): polite uses the
+// host plus any non-default port.
 type Pacer struct {
-	mu   sync.Mutex
-	cfg  Config
-	rand func() float64
+	mu     sync.Mutex
+	cfg    Config
+	rand   func() float64
+	hosts  map[string]*host
+	shared shared // latency across hosts
 }
 
 // New returns a Pacer. rnd returns uniform values in [0, 1) and drives the
 // jitter; nil means math/rand/v2.
 func New(cfg Config, rnd func() float64) *Pacer {
-	panic("TODO")
+	if rnd == nil {
+		rnd = rand.Float64
+	}
+	return &Pacer{cfg: cfg, rand: rnd, hosts: make(map[string]*host)}
 }
 
 // Config returns the configuration the Pacer was made with.
 func (p *Pacer) Config() Config { return p.cfg }
 
+// lookup returns the host, or nil.
+func (p *Pacer) lookup(name string) *host { return p.hosts[strings.ToLower(name)] }
+
+// entry returns the host, creating it without a delay.
+func (p *Pacer) entry(name string) *host {
+	key := strings.ToLower(name)
+	h := p.hosts[key]
+	if h == nil {
+		h = &host{key: key}
+		p.hosts[key] = h
+	}
+	return h
+}
+
+// started returns the host, giving it the start delay at now if it has none.
+func (p *Pacer) started(name string, now time.Time) *host {
+	h := p.entry(name)
+	if !h.seen {
+		h.set(p.cfg.Start, now)
+	}
+	return h
+}
+
 // Restore starts a host from a stored state: its delay is the aged delay at
 // now, its latency baseline and memory of congestion are kept.
-func (p *Pacer) Restore(st State, now time.Time) { panic("TODO") }
+//
+// A state with no delay or no time starts at Config.Start. The baseline is
+// forgotten when the state is more than six half-lives old; the memory of
+// congestion ages on its own clock (see the package's careful approach).
+// Floors are not restored: the robots.txt, flags and headers that set them
+// set them again.
+func (p *Pacer) Restore(st State, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.entry(st.Host)
+	if st.Delay > 0 && !st.SetAt.IsZero() {
+		h.d, h.setAt, h.seen = st.Delay, st.SetAt, true
+	} else {
+		h.set(p.cfg.Start, now)
+	}
+	h.lat = latency{}
+	if age := now.Sub(st.SetAt); st.Baseline > 0 && age < baselineLife*p.cfg.HalfLife {
+		h.lat.restore(st.Baseline)
+	}
+	h.mem, h.memAt, h.lastSignal = max(0, st.CongestionDelay), st.CongestionAt, st.LastSignal
+	h.forgetApproach()
+}
 
 // State returns the host's state as it should be stored.
-func (p *Pacer) State(host string) State { panic("TODO") }
+func (p *Pacer) State(host string) State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.lookup(host)
+	if h == nil {
+		return State{Host: strings.ToLower(host), Floor: p.cfg.Floor, FloorSource: FloorDefault}
+	}
+	return p.state(h)
+}
+
+func (p *Pacer) state(h *host) State {
+	st := State{
+		Host:            h.key,
+		Baseline:        h.lat.baseline(),
+		CongestionDelay: h.mem,
+		CongestionAt:    h.memAt,
+		LastSignal:      h.lastSignal,
+	}
+	if h.seen {
+		st.Delay, st.SetAt = h.d, h.setAt
+	}
+	st.Floor, st.FloorSource = h.floor(p.cfg)
+	return st
+}
 
 // States returns the state of every host the Pacer knows, sorted by host.
-func (p *Pacer) States() []State { panic("TODO") }
+func (p *Pacer) States() []State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]State, 0, len(p.hosts))
+	for _, h := range p.hosts {
+		out = append(out, p.state(h))
+	}
+	slices.SortFunc(out, func(a, b State) int { return strings.Compare(a.Host, b.Host) })
+	return out
+}
 
 // SetFloor sets one source's floor for a host; the largest of the host's
 // floors (and Config.Floor) binds. A zero d removes that source's floor.
-func (p *Pacer) SetFloor(host string, d time.Duration, src FloorSource) { panic("TODO") }
+func (p *Pacer) SetFloor(host string, d time.Duration, src FloorSource) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.entry(host)
+	if d <= 0 {
+		delete(h.floors, src)
+		return
+	}
+	if h.floors == nil {
+		h.floors = make(map[FloorSource]time.Duration)
+	}
+	h.floors[src] = d
+}
 
 // Floor returns the floor that binds for host and where it comes from.
-func (p *Pacer) Floor(host string) (time.Duration, FloorSource) { panic("TODO") }
+// Config.Floor binds (FloorDefault) unless a source sets a larger one.
+func (p *Pacer) Floor(host string) (time.Duration, FloorSource) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.lookup(host)
+	if h == nil {
+		return p.cfg.Floor, FloorDefault
+	}
+	return h.floor(p.cfg)
+}
 
 // Delay returns the host's current delay at now (never below its floor).
-func (p *Pacer) Delay(host string, now time.Time) time.Duration { panic("TODO") }
+func (p *Pacer) Delay(host string, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.lookup(host)
+	if h == nil {
+		return clamp(p.cfg.Start, p.cfg.Floor, p.cfg.Ceiling)
+	}
+	return h.delayAt(p.cfg, now)
+}
 
 // Ready returns the earliest time the next request to host may start:
 // the last start plus the (jittered) delay, and any hold from Retry-After
 // or the breaker. A host never seen is ready at once.
-func (p *Pacer) Ready(host string, now time.Time) time.Time { panic("TODO") }
+//
+// The result may lie before now: the host is ready when it is not after now.
+// It does not change between calls until the next Begin or Observe.
+func (p *Pacer) Ready(host string, now time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.lookup(host)
+	if h == nil {
+		return now
+	}
+	if r := h.ready(p.cfg); !r.IsZero() {
+		return r
+	}
+	return now
+}
 
-// Begin records that a request to host starts at now.
-func (p *Pacer) Begin(host string, now time.Time) { panic("TODO") }
-
-// Observe feeds the outcome of a request to host, answered at now, into the
-// controller and returns what it means.
-func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict { panic("TODO") }
-
-// Backoff returns the next retry wait with decorrelated jitter:
-// min(cap, uniform(base, prev*3)). prev is the previous wait (0 for the first).
-func Backoff(prev, base, cap time.Duration, rnd func() float64) time.Duration { panic("TODO") }
-
-// ParseRetryAfter reads a Retry-After value, in delay-seconds or HTTP-date
-// form, as a wait from now. ok is false for a value that is neither; a date
-// in the past is a zero wait. Negative or absurd values never panic.
-func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) { panic("TODO") }
+// Begin records that a request to host starts at now, and draws the jitter
+// of the gap that follows it. Observe matches each answer to the request
+// it belongs to by its TTFB (the latest begun no later than now-TTFB; the
+// oldest when TTFB is 0), so that with several requests in flight an
+// answer to one sent before a raise does not raise again.
+func (p *Pacer) Begin(host string, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.started(host, now)
+	gap := h.delayAt(p.cfg, now)
+	if !h.lastBegin.IsZero() {
+		// The pace this request is sent at: the jittered delay after the
+		// previous one (holds from Retry-After or the breaker are waits,
+		// not a pace), or less if the caller went early; never below the
+		// floor.
+		floor, _ := h.floor(p.cfg)
+		gap = max(floor, min(h.gap(p.cfg), now.Sub(h.lastBegin)))
+	}
+	if len(h.flight) == maxFlight {
+		h.flight = h.flight[1:]
+	}
+	h.flight = append(h.flight, flight{at: now, gap: gap})
+	h.lastBegin = now
+	u := p.rand()
+	if !(u >= 0) { // negative or NaN
+		u = 0
+	}
+	h.u = min(u, 1)
+}

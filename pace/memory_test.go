@@ -1,0 +1,137 @@
+package pace
+
+import (
+	"testing"
+	"time"
+)
+
+// TestMemoryOfCongestion: after a 429 at delay C the delay comes back to
+// just above C and stays there, where plain AIMD saws back under C within a
+// few requests and would be refused again.
+func TestMemoryOfCongestion(t *testing.T) {
+	const c = time.Second
+	tests := []struct {
+		name  string
+		plain bool
+	}{
+		{"full controller", false},
+		{"plain AIMD", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Plain = tt.plain
+			p := New(cfg, fixedRand(0))
+			p.Restore(State{Host: "a.example", Delay: c, SetAt: t0}, t0)
+			p.Begin("a.example", t0)
+			p.Observe("a.example", t0, tooMany)
+			if got := p.State("a.example").CongestionDelay; got != c {
+				t.Fatalf("CongestionDelay = %v, want %v", got, c)
+			}
+			now, under, last := t0, -1, time.Duration(0)
+			for i := range 100 {
+				next := p.Ready("a.example", now)
+				if gap := next.Sub(now); i > 0 && gap < c && under < 0 {
+					under = i // this request would be refused again
+				}
+				now = next
+				p.Begin("a.example", now)
+				p.Observe("a.example", now, ok)
+				last = p.Delay("a.example", now)
+				if !tt.plain && i >= 10 && (last <= c || last > c*11/10) {
+					t.Errorf("success %d: Delay = %v, want within (%v, %v]", i, last, c, c*11/10)
+				}
+			}
+			switch {
+			case tt.plain && (under < 0 || under > 10):
+				t.Errorf("plain AIMD first went under %v at request %d, want within 10 (the sawtooth)", c, under)
+			case !tt.plain && under >= 0:
+				t.Errorf("request %d went under %v: the memory did not hold", under, c)
+			case !tt.plain && last > c*105/100:
+				t.Errorf("steady Delay = %v, want within 5%% above %v", last, c)
+			}
+		})
+	}
+}
+
+// TestMemoryAges: the memory is whole for a half-life, then decays, and is
+// forgotten after four.
+func TestMemoryAges(t *testing.T) {
+	const mem = 2 * time.Second
+	tests := []struct {
+		name  string
+		ago   time.Duration // when the congestion came, before t0
+		steps int           // successes
+		want  time.Duration // where the walk back from 10s settles
+	}{
+		{"five minutes old: settles at 1.1x", 5 * time.Minute, 8, 2200 * time.Millisecond},
+		{"fifteen minutes old: half a half-life of decay", 15 * time.Minute, 8, scale(scale(mem, 1/1.4142135623730951), 1.1)},
+		{"forty-five minutes old: forgotten, slow start to the floor", 45 * time.Minute, 12, 500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := noAging()
+			cfg.HalfLife = 10 * time.Minute
+			p := New(cfg, fixedRand(0))
+			p.Restore(State{Host: "a.example", Delay: 10 * time.Second, SetAt: t0,
+				CongestionDelay: mem, CongestionAt: t0.Add(-tt.ago), LastSignal: "429"}, t0)
+			now := t0
+			for range tt.steps {
+				now = p.Ready("a.example", now)
+				p.Begin("a.example", now)
+				p.Observe("a.example", now, ok)
+			}
+			// The successes take under a minute: the memory's age barely
+			// moves, the delay's aging is small; allow 2%.
+			got := p.Delay("a.example", now)
+			if d := got - tt.want; d > tt.want/50 || d < -tt.want/50 {
+				t.Errorf("Delay after 8 successes = %v, want about %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEchoDoesNotRaiseMemory: a second signal before any success is the
+// echo of the first and keeps the lower memory.
+func TestEchoDoesNotRaiseMemory(t *testing.T) {
+	p := New(noAging(), fixedRand(0))
+	p.Restore(State{Host: "a.example", Delay: time.Second, SetAt: t0}, t0)
+	p.Begin("a.example", t0)
+	p.Observe("a.example", t0, tooMany)
+	now := p.Ready("a.example", t0)
+	p.Begin("a.example", now)
+	v := p.Observe("a.example", now, tooMany)
+	if !v.Congestion || !near(p.Delay("a.example", now), 9*time.Second) {
+		t.Errorf("echo: Verdict %+v, Delay %v; want congestion, 9s", v, p.Delay("a.example", now))
+	}
+	if got := p.State("a.example").CongestionDelay; got != time.Second {
+		t.Errorf("CongestionDelay after the echo = %v, want 1s", got)
+	}
+}
+
+// TestRepeatedRefusalWidensTarget: refused again at the settled target (a
+// burst hid the limit), the next target keeps further away than 1.1x.
+func TestRepeatedRefusalWidensTarget(t *testing.T) {
+	p := New(noAging(), fixedRand(0))
+	p.Restore(State{Host: "a.example", Delay: time.Second, SetAt: t0}, t0)
+	p.Begin("a.example", t0)
+	p.Observe("a.example", t0, tooMany) // memory 1s, target 1.1s
+	now := t0
+	settle := func() time.Duration { // walk back and hold, short of a probe
+		for range 7 {
+			now = p.Ready("a.example", now)
+			p.Begin("a.example", now)
+			p.Observe("a.example", now, ok)
+		}
+		return p.Delay("a.example", now)
+	}
+	if got := settle(); !near(got, 1100*time.Millisecond) {
+		t.Fatalf("first settle = %v, want 1.1s", got)
+	}
+	now = p.Ready("a.example", now)
+	p.Begin("a.example", now)
+	p.Observe("a.example", now, tooMany) // refused at 1.1s: memory 1.1s, settle 1.21x
+	if got, want := settle(), scale(1100*time.Millisecond, 1.21); !near(got, want) {
+		t.Errorf("second settle = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,165 @@
+package pace
+
+import (
+	"slices"
+	"time"
+)
+
+// maxQuotaReset is the longest quota window taken seriously (a daily quota
+// plus slack); a longer Reset is garbage and the whole Quota is ignored.
+const maxQuotaReset = 25 * time.Hour
+
+// Observe feeds the outcome of a request to host, answered at now, into the
+// controller and returns what it means.
+//
+//   - 429 and 503 are congestion: the delay is multiplied (capped at the
+//     ceiling), Raised is set and the host is held for max(delay, Retry-After).
+//   - 2xx, 3xx and 4xx other than 429 are successes: the delay decreases
+//     (slow start, careful approach or plain AIMD) unless the latency ratio
+//     says otherwise; past the high knee it is congestion, held for the delay.
+//   - Status 0 (network error, timeout), 500, 502, 504 and every other
+//     status leave the delay alone: the caller retries with Backoff.
+//   - SlowDown on a non-congestion status is a soft block: the delay is
+//     multiplied by 1.5 and Raised is set, with no hold and no retry.
+//
+// A Retry-After on any status holds the host; one beyond MaxRetryAfter sets
+// Defer and the hold stops at MaxRetryAfter. A Quota sets the ratelimit floor
+// to Reset/Remaining (at most the ceiling), or, with nothing remaining, holds
+// the host until Reset in the same way.
+func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cfg := p.cfg
+	h := p.started(host, now)
+	aged := h.delayAt(cfg, now)
+	req := flight{gap: aged} // an answer to a request never begun
+	if k := h.match(now, o.TTFB); k >= 0 {
+		req = h.flight[k]
+		h.flight = slices.Delete(h.flight, k, k+1)
+	}
+
+	var v Verdict
+	var hold time.Duration
+	retryAfter := v.retryAfter(o.RetryAfter, cfg.MaxRetryAfter)
+	switch {
+	case o.Status == 429 || o.Status == 503:
+		sig := signal429
+		if o.Status == 503 {
+			sig = signal503
+		}
+		d := h.congest(cfg, aged, req.gap, req.at, sig, cfg.Multiplier, now)
+		h.set(d, now)
+		v.Congestion, v.Raised = true, true
+		hold = max(d, retryAfter)
+	case o.Status >= 200 && o.Status < 500 && o.SlowDown:
+		d := h.congest(cfg, aged, req.gap, req.at, signalSlowDown, slowDownFactor, now)
+		h.set(d, now)
+		v.Raised = true
+		hold = retryAfter
+	case o.Status >= 200 && o.Status < 500:
+		hold = max(retryAfter, p.success(h, &v, aged, req, o, now))
+	default:
+		hold = retryAfter
+	}
+	if q := o.Quota; q != nil {
+		hold = max(hold, p.quota(h, &v, *q))
+	}
+	if hold > 0 {
+		v.Hold = hold
+		if until := now.Add(hold); until.After(h.holdUntil) {
+			h.holdUntil = until
+		}
+	}
+	return v
+}
+
+// retryAfter returns the part of a Retry-After that is obeyed, setting
+// Defer when it is beyond the cap.
+func (v *Verdict) retryAfter(ra, maxRA time.Duration) time.Duration {
+	if ra <= 0 {
+		return 0
+	}
+	if ra > maxRA {
+		v.Defer = true
+		return maxRA
+	}
+	return ra
+}
+
+// success handles a response that was not refused, returning any hold.
+func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o Outcome, now time.Time) time.Duration {
+	cfg := p.cfg
+	timed := o.Status < 400 && o.TTFB > 0
+	shared := 1.0
+	if timed {
+		shared = p.shared.factor(h, now, cfg.HalfLife/10)
+	}
+	tripped, ratio := false, 0.0
+	if timed {
+		tripped, ratio = h.lat.breaker(o.TTFB, cfg.BreakerTrips, shared)
+		if ratio > 0 {
+			p.shared.add(h, now, ratio)
+		}
+	}
+	if tripped {
+		h.set(h.congest(cfg, aged, req.gap, req.at, signalBreaker, cfg.Multiplier, now), now)
+		v.Congestion, v.Raised = true, true
+		if !cfg.Plain {
+			h.lat.add(o.TTFB)
+			h.lat.forgetSpike() // the pause answers the spike; after it, judge afresh
+		}
+		return cfg.BreakerCooldown
+	}
+	r, trusted := 1.0, false
+	if timed && !cfg.Plain {
+		r, trusted = h.lat.add(o.TTFB)
+		r /= shared
+	}
+	if trusted && r >= cfg.HighKnee {
+		d := h.congest(cfg, aged, req.gap, req.at, signalLatency, cfg.Multiplier, now)
+		h.set(d, now)
+		h.lat.forgetSpike()
+		v.Congestion, v.Raised = true, true
+		return d
+	}
+	if trusted && r > cfg.LowKnee {
+		h.noSlowStart = true // latency rises: slow start ends (as HyStart ends TCP's)
+	}
+	d := h.calm(cfg, aged, req.gap, now)
+	if trusted {
+		// Past the low knee the delay grows towards what congestion would
+		// set; for the answer to a request sent before the last raise, only
+		// back up to the current delay (once per round trip, as above).
+		congested := max(d, min(cfg.Ceiling, scale(aged, cfg.Multiplier)))
+		if h.stale(req.at) {
+			congested = max(d, aged)
+		}
+		d = transfer(d, congested, r, cfg.LowKnee, cfg.HighKnee)
+		if d > aged {
+			h.raisedAt = now
+		}
+	}
+	if d > scale(h.d, 1+snapTolerance) {
+		v.Raised = true // by more than noise: worth saving at once
+	}
+	h.set(d, now)
+	return 0
+}
+
+// quota applies a server's announced quota, returning any hold. Garbage
+// (negative numbers, no window, a window over a day, more remaining than
+// the limit) is ignored.
+func (p *Pacer) quota(h *host, v *Verdict, q Quota) time.Duration {
+	if q.Remaining < 0 || q.Limit < 0 || q.Reset <= 0 || q.Reset > maxQuotaReset ||
+		(q.Limit > 0 && q.Remaining > q.Limit) {
+		return 0
+	}
+	if q.Remaining == 0 {
+		return v.retryAfter(q.Reset, p.cfg.MaxRetryAfter)
+	}
+	if h.floors == nil {
+		h.floors = make(map[FloorSource]time.Duration)
+	}
+	h.floors[FloorRateLimit] = min(p.cfg.Ceiling, q.Reset/time.Duration(q.Remaining))
+	return 0
+}
