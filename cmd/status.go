@@ -20,6 +20,7 @@ type statusOptions struct {
 	JSON     bool
 	Host     string
 	Floor    time.Duration
+	FloorSet bool // --floor was given
 	HalfLife time.Duration
 	Runs     int
 	Job      string // --job: that job's frontier and dead URLs instead
@@ -54,6 +55,7 @@ ageing shown is theirs.`,
 				return err
 			}
 			defer db.Close()
+			opts.FloorSet = cmd.Flags().Changed("floor")
 			if opts.Job != "" {
 				return runJobStatus(io.Out, db, opts.Job, opts.JSON)
 			}
@@ -121,12 +123,11 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		if o.Host != "" && !strings.Contains(st.Host, o.Host) {
 			continue
 		}
+		// The floor recorded with the state binds; --floor, when given,
+		// replaces the default floor the crawl ran with.
 		floor, src := st.Floor, st.FloorSource
-		if floor < o.Floor || src == "" {
-			floor, src = max(floor, o.Floor), pace.FloorDefault
-			if st.Floor > o.Floor {
-				src = st.FloorSource
-			}
+		if src == "" || (o.FloorSet && (src == pace.FloorDefault || o.Floor > floor)) {
+			floor, src = o.Floor, pace.FloorDefault
 		}
 		r := hostStatus{
 			Host: st.Host, AgedDelayS: pace.Aged(st, floor, o.HalfLife, now).Seconds(),
@@ -166,7 +167,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		}
 		fmt.Fprintf(tw, "%d %s %s, slowest first; NEXT DELAY is where the next run starts (half-life %s)\n\n",
 			len(rows), plural(len(rows), "host", "hosts"), known, shortDuration(o.HalfLife))
-		fmt.Fprintln(tw, "HOST\tNEXT DELAY\tSTORED\tFLOOR\tLAST SIGNAL\tTTFB BASELINE\tROBOTS.TXT")
+		fmt.Fprintln(tw, "HOST\tNEXT DELAY\tFLOOR\tLAST SIGNAL\tTTFB BASELINE\tROBOTS.TXT")
 		for _, r := range rows {
 			sig := "-"
 			if r.LastSignal != "" {
@@ -183,7 +184,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 			if r.RobotsAge != "" {
 				rob = "fetched " + r.RobotsAge
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s, set %s\t%s (%s)\t%s\t%s\t%s\n",
+			fmt.Fprintf(tw, "%s\t%s (from %s, set %s)\t%s (%s)\t%s\t%s\t%s\n",
 				r.Host, crawl.HumanSeconds(r.AgedDelayS), crawl.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)),
 				crawl.HumanSeconds(r.FloorS), r.FloorSource, sig, base, rob)
 		}
