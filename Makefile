@@ -36,8 +36,8 @@ demo: build
 	@bin/polite-origin -hosts 3 -seeds $(DEMO)/seeds.txt -for 5m > $(DEMO)/origin.log 2>&1 & echo $$! > $(DEMO)/origin.pid
 	@for i in $$(seq 50); do grep -q '^ready' $(DEMO)/origin.log 2>/dev/null && break; sleep 0.1; done
 	@grep -v '^ready' $(DEMO)/origin.log
-	@echo; echo '$$ polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out $(DEMO)/seeds.txt'
-	@bin/polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out --progress never $(DEMO)/seeds.txt; echo "exit code $$?"
+	@echo; echo '$$ polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out --depth 3 $(DEMO)/seeds.txt'
+	@bin/polite crawl --db $(DEMO)/polite.db --out $(DEMO)/out --depth 3 --progress never $(DEMO)/seeds.txt; echo "exit code $$?"
 	@echo; echo '$$ polite status --db $(DEMO)/polite.db'
 	@bin/polite status --db $(DEMO)/polite.db
 	@echo; echo "report: $(DEMO)/out/report.html, bodies and manifest.jsonl in $(DEMO)/out"

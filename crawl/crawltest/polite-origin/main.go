@@ -52,12 +52,12 @@ func personalities() []personality {
 		},
 		{
 			cfg: crawltest.Config{
-				Rate: 2, Burst: 1, RetryAfter: 2 * time.Second,
+				Rate: 1, Burst: 1, RetryAfter: 2 * time.Second,
 				Robots: "User-agent: *\nDisallow: /admin\n",
 				Pages:  20, Links: 3,
 			},
 			private:  "/admin/",
-			describe: "token bucket 2/s burst 1, 429 with Retry-After 2, robots Disallow /admin",
+			describe: "token bucket 1/s burst 1, 429 with Retry-After 2, robots Disallow /admin",
 		},
 		{
 			cfg: crawltest.Config{
@@ -155,14 +155,14 @@ func checkLoopback(host string) error {
 	return nil
 }
 
-// writeSeeds writes a seed file: a comment, then a page, a disallowed path
-// and a 404 for each origin. It writes a temporary file and renames it.
+// writeSeeds writes a seed file: a comment, then two pages and a disallowed
+// path for each origin. It writes a temporary file and renames it.
 func writeSeeds(name string, origins []demoOrigin, kinds []personality) error {
 	var b strings.Builder
-	b.WriteString("# polite-origin demo seeds: a page, a path robots.txt disallows and a 404 per origin\n")
+	b.WriteString("# polite-origin demo seeds: two pages and a path robots.txt disallows per origin\n")
 	for i, d := range origins {
 		k := kinds[i%len(kinds)]
-		for _, p := range []string{"/page/0", "/page/1", k.private, "/status/404"} {
+		for _, p := range []string{"/page/0", "/page/1", k.private} {
 			b.WriteString(d.url + p + "\n")
 		}
 	}

@@ -52,10 +52,10 @@ func TestRunServesUntilCanceled(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "#") {
 		t.Errorf("seed file starts %q, want a comment", lines[0])
 	}
-	if got, want := len(lines), 1+4*4; got != want {
+	if got, want := len(lines), 1+4*3; got != want {
 		t.Errorf("seed file has %d lines, want %d", got, want)
 	}
-	for _, want := range []string{"/private/report\n", "/status/404\n", "/page/0\n"} {
+	for _, want := range []string{"/private/report\n", "/page/1\n", "/page/0\n"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("seed file lacks %q", want)
 		}
