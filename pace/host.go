@@ -84,10 +84,13 @@ type host struct {
 
 	// Gaps.
 	lastBegin time.Time
-	u         float64  // jitter draw for the gap after lastBegin
-	flight    []flight // requests begun and not yet observed, oldest first
-	holdUntil time.Time
-	raisedAt  time.Time // when the delay was last raised
+	// restoredBegin: lastBegin is the previous run's last answer (Restore),
+	// a time to wait from, not a request whose pace Begin should measure.
+	restoredBegin bool
+	u             float64  // jitter draw for the gap after lastBegin
+	flight        []flight // requests begun and not yet observed, oldest first
+	holdUntil     time.Time
+	raisedAt      time.Time // when the delay was last raised
 }
 
 // flight is a request begun and not yet observed.
@@ -326,5 +329,9 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 		h.hi = 0 // a gap that worked before was refused: the server changed
 	}
 	h.op, h.quiet, h.probed, h.calmSince = 0, 0, false, 0
-	return max(floor, min(cfg.Ceiling, scale(aged, factor)))
+	return max(floor, min(cfg.Ceiling, scale(max(aged, minCongestionBase), factor)))
 }
+
+// minCongestionBase is the least delay a congestion signal multiplies: with
+// --floor 0 a host crawled flat out would otherwise stay at 0 x 3 = 0.
+const minCongestionBase = 100 * time.Millisecond

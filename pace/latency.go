@@ -29,9 +29,10 @@ const (
 	baselineLife = 6
 
 	// latencyNoise is the smallest baseline the ratio and the breaker use:
-	// on a LAN or loopback a 0.3 ms response that takes 1 ms is noise, not
-	// a server in trouble, so latency under it never signals anything.
-	latencyNoise = 0.010 // seconds
+	// on a LAN or loopback a 0.3 ms response that takes 30 ms because the
+	// crawling machine is busy is noise, not a server in trouble, so a
+	// response under twice this never signals anything.
+	latencyNoise = 0.050 // seconds
 
 	breakerWindow  = 21  // TTFBs in the breaker's rolling median
 	breakerMin     = 5   // samples needed before the breaker judges anything

@@ -79,6 +79,11 @@ func (p *Pacer) Restore(st State, now time.Time) {
 	}
 	h.mem, h.memAt, h.lastSignal = max(0, st.CongestionDelay), st.CongestionAt, st.LastSignal
 	h.forgetApproach()
+	// A run that starts right after another waits, from the last answer
+	// the other run got, the delay a single longer run would have waited.
+	if h.seen && h.lastBegin.IsZero() && st.SetAt.Add(h.delayAt(p.cfg, now)).After(now) {
+		h.lastBegin, h.restoredBegin = st.SetAt, true
+	}
 }
 
 // State returns the host's state as it should be stored.
@@ -187,7 +192,7 @@ func (p *Pacer) Begin(host string, now time.Time) {
 	defer p.mu.Unlock()
 	h := p.started(host, now)
 	gap := h.delayAt(p.cfg, now)
-	if !h.lastBegin.IsZero() {
+	if !h.lastBegin.IsZero() && !h.restoredBegin {
 		// The pace this request is sent at: the jittered delay after the
 		// previous one (holds from Retry-After or the breaker are waits,
 		// not a pace), or less if the caller went early; never below the
@@ -199,7 +204,7 @@ func (p *Pacer) Begin(host string, now time.Time) {
 		h.flight = h.flight[1:]
 	}
 	h.flight = append(h.flight, flight{at: now, gap: gap})
-	h.lastBegin = now
+	h.lastBegin, h.restoredBegin = now, false
 	u := p.rand()
 	if !(u >= 0) { // negative or NaN
 		u = 0

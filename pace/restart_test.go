@@ -1,0 +1,63 @@
+package pace
+
+import (
+	"testing"
+	"time"
+)
+
+// A run that starts right after another must not fire at once: it waits
+// from the previous run's last answer as one longer run would have.
+func TestRestoreRightAfterARunWaitsOutTheDelay(t *testing.T) {
+	tests := []struct {
+		name      string
+		gap       time.Duration // from the stored state's SetAt to the new run
+		wantReady time.Duration // after the new run's start
+	}{
+		{"restarted at once", 0, 2 * time.Second},
+		{"restarted after half the delay", time.Second, time.Second},
+		{"restarted after the delay", 3 * time.Second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(noAging(), fixedRand(0))
+			start := t0.Add(tt.gap)
+			p.Restore(State{Host: "a.example", Delay: 2 * time.Second, SetAt: t0}, start)
+			if got := p.Ready("a.example", start).Sub(start); !near(max(got, 0), tt.wantReady) {
+				t.Errorf("Ready = start+%v, want start+%v", got, tt.wantReady)
+			}
+		})
+	}
+}
+
+// With --floor 0 a host crawled flat out still backs off on a 429.
+func TestCongestionWithAZeroFloor(t *testing.T) {
+	cfg := noAging()
+	cfg.Floor, cfg.Start, cfg.Decrease = 0, 0, 0
+	p := New(cfg, fixedRand(0))
+	runScript(t, p, "a.example", []step{
+		{name: "flat out", at: 0, out: Outcome{Status: 200}, want: 0},
+		{name: "429", at: time.Millisecond, out: Outcome{Status: 429}, want: 300 * time.Millisecond,
+			v: Verdict{Congestion: true, Raised: true, Hold: 300 * time.Millisecond}},
+		{name: "429 again", at: atReady, out: Outcome{Status: 429}, want: 900 * time.Millisecond,
+			v: Verdict{Congestion: true, Raised: true, Hold: 900 * time.Millisecond}},
+	})
+}
+
+// Loopback answers that jump from a fraction of a millisecond to tens of
+// milliseconds because the crawling machine is busy are noise: neither the
+// latency signal nor the breaker may act on them.
+func TestMillisecondJitterIsNoise(t *testing.T) {
+	p := New(noAging(), fixedRand(0))
+	now := t0
+	for i := 0; i < 40; i++ {
+		ttfb := 300 * time.Microsecond
+		if i >= 20 {
+			ttfb = 40 * time.Millisecond
+		}
+		now = now.Add(5 * time.Second)
+		p.Begin("a.example", now)
+		if v := p.Observe("a.example", now, Outcome{Status: 200, TTFB: ttfb}); v.Congestion || v.Raised || v.Hold > 0 {
+			t.Fatalf("response %d (%v): Verdict = %+v, want none", i, ttfb, v)
+		}
+	}
+}
