@@ -76,7 +76,7 @@ func (db *DB) Enqueue(job string, es []Entry) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := enqueue(tx, job, es)
+	n, err := db.enqueue(tx, job, es)
 	if err != nil {
 		return 0, err
 	}
@@ -97,15 +97,14 @@ func enqueueSQL(n int) string {
 		strings.Repeat(row+", ", n-1) + row + ` ON CONFLICT (job, url) DO NOTHING`
 }
 
-func enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
+func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 	var full *sql.Stmt
 	if len(es) >= enqueueRows {
 		var err error
-		full, err = tx.Prepare(enqueueSQL(enqueueRows))
+		full, err = db.stmt(tx, enqueueSQL(enqueueRows))
 		if err != nil {
-			return 0, fmt.Errorf("enqueue: %w", explain(err))
+			return 0, fmt.Errorf("enqueue: %w", err)
 		}
-		defer full.Close()
 	}
 	added := 0
 	args := make([]any, 0, 18*enqueueRows)
@@ -255,7 +254,7 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	es, err := take(tx, job, host, now, n)
+	es, err := db.take(tx, job, host, now, n)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +264,12 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
 // take selects, then updates by id, inside the caller's IMMEDIATE
 // transaction, so no other writer can take the same rows. (PostgreSQL
 // would say SELECT ... FOR UPDATE SKIP LOCKED.)
-func take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
-	rows, err := tx.Query(takeSQL, job, Queued, host, toNanos(now), n)
+func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
+	sel, err := db.stmt(tx, takeSQL)
+	if err != nil {
+		return nil, fmt.Errorf("take from %s: %w", host, err)
+	}
+	rows, err := sel.Query(job, Queued, host, toNanos(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, explain(err))
 	}
@@ -277,11 +280,10 @@ func take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
 	if len(es) == 0 {
 		return nil, nil
 	}
-	stmt, err := tx.Prepare(`UPDATE frontier SET state = ? WHERE id = ?`)
+	stmt, err := db.stmt(tx, takeMarkSQL)
 	if err != nil {
-		return nil, fmt.Errorf("take from %s: %w", host, explain(err))
+		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
-	defer stmt.Close()
 	for i := range es {
 		if _, err := stmt.Exec(InFlight, es[i].ID); err != nil {
 			return nil, fmt.Errorf("take %s: %w", es[i].URL, explain(err))
@@ -304,26 +306,21 @@ func (db *DB) Update(es []Entry) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := update(tx, es); err != nil {
+	if err := db.update(tx, es); err != nil {
 		return err
 	}
 	return commit("update entries", tx)
 }
 
-func update(tx *sql.Tx, es []Entry) error {
-	const set = `UPDATE frontier SET host = ?, state = ?, attempts = ?, next_at = ?, priority = ?,
-		depth = ?, hops = ?, parent = ?, etag = ?, last_modified = ?, last_status = ?, reason = ?,
-		fetched_at = ?, file = ?, sha256 = ?, bytes = ? `
-	byID, err := tx.Prepare(set + `WHERE id = ?`)
+func (db *DB) update(tx *sql.Tx, es []Entry) error {
+	byID, err := db.stmt(tx, updateByIDSQL)
 	if err != nil {
-		return fmt.Errorf("update entries: %w", explain(err))
+		return fmt.Errorf("update entries: %w", err)
 	}
-	defer byID.Close()
-	byURL, err := tx.Prepare(set + `WHERE job = ? AND url = ?`)
+	byURL, err := db.stmt(tx, updateByURLSQL)
 	if err != nil {
-		return fmt.Errorf("update entries: %w", explain(err))
+		return fmt.Errorf("update entries: %w", err)
 	}
-	defer byURL.Close()
 	for _, e := range es {
 		if err := checkEntry(e); err != nil {
 			return fmt.Errorf("update entries: %w", err)
@@ -452,4 +449,35 @@ func scanEntries(rows *sql.Rows) ([]Entry, error) {
 		return nil, explain(err)
 	}
 	return es, nil
+}
+
+// Record writes one batch of a crawl's progress in a single transaction:
+// new entries (as Enqueue), changed entries (as Update) and fetch records
+// (as AddFetches). It returns how many new entries were added.
+func (db *DB) Record(job string, added, changed []Entry, fetches []Fetch) (int, error) {
+	if len(added)+len(changed)+len(fetches) == 0 {
+		return 0, nil
+	}
+	tx, err := db.beginWrite("record progress")
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n := 0
+	if len(added) > 0 {
+		if n, err = db.enqueue(tx, job, added); err != nil {
+			return 0, err
+		}
+	}
+	if len(changed) > 0 {
+		if err := db.update(tx, changed); err != nil {
+			return 0, err
+		}
+	}
+	if len(fetches) > 0 {
+		if err := db.addFetches(tx, fetches); err != nil {
+			return 0, err
+		}
+	}
+	return n, commit("record progress", tx)
 }

@@ -152,20 +152,17 @@ func (db *DB) AddFetches(fs []Fetch) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := addFetches(tx, fs); err != nil {
+	if err := db.addFetches(tx, fs); err != nil {
 		return err
 	}
 	return commit("record fetches", tx)
 }
 
-func addFetches(tx *sql.Tx, fs []Fetch) error {
-	stmt, err := tx.Prepare(`INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
-		bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+func (db *DB) addFetches(tx *sql.Tx, fs []Fetch) error {
+	stmt, err := db.stmt(tx, addFetchSQL)
 	if err != nil {
-		return fmt.Errorf("record fetches: %w", explain(err))
+		return fmt.Errorf("record fetches: %w", err)
 	}
-	defer stmt.Close()
 	for _, f := range fs {
 		_, err := stmt.Exec(f.RunID, f.URL, f.Host, f.Status, f.Reason, f.File, f.SHA256,
 			f.Bytes, f.ContentType, toNanos(f.FetchedAt), int64(f.Latency), f.Attempts, int64(f.Delay))

@@ -69,6 +69,8 @@ type DB struct {
 	path string
 	w    *sql.DB // one connection; every transaction BEGIN IMMEDIATE
 	r    *sql.DB // a few read-only connections beside the writer
+
+	stmts map[string]*sql.Stmt // hot statements, parsed once on w
 }
 
 var _ pace.StateStore = (*DB)(nil)
@@ -111,6 +113,10 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("open db %s: %w", path, explain(err))
 	}
 	if err := db.migrate(); err != nil {
+		db.w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	if err := db.prepare(); err != nil {
 		db.w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
@@ -195,6 +201,9 @@ func explain(err error) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
+	for _, s := range db.stmts {
+		errs = append(errs, s.Close())
+	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
