@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -305,4 +307,341 @@ func TestCLIRobotsCheck(t *testing.T) {
 	if n := o.Stats().Robots; n != robotsAfterCrawl {
 		t.Errorf("robots check fetched robots.txt %d times, want 0: the crawl's copy is fresh", n-robotsAfterCrawl)
 	}
+}
+
+// bodiesOnDisk returns every file under out except the manifest and the
+// reports, relative to out, with its content.
+func bodiesOnDisk(t *testing.T, out string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		switch rel {
+		case "manifest.jsonl", "report.json", "report.html":
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = b
+		return err
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestCLIKilledAtSeveralPointsLosesNothing kills a crawl with SIGKILL at
+// several points of its progress, one run after another on the same
+// database, then lets a last run finish. After every kill the database
+// opens, what was done stays done, and every file in the output folder is
+// a whole body under its final name (or a temporary file, never a part of
+// a body under a body's name); at the end every URL is done once, with
+// its whole body, and no temporary file is left.
+func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
+	const perHost = 20
+	var (
+		origins []*crawltest.Origin
+		seeds   strings.Builder
+	)
+	whole := map[[32]byte]bool{} // the sha256 of every body a URL has
+	for i := 0; i < 2; i++ {
+		o, srv := serve(t, crawltest.Config{Latency: 3 * time.Millisecond})
+		origins = append(origins, o)
+		for j := 0; j < perHost; j++ {
+			path := fmt.Sprintf("/big/%d", 1<<20+j)
+			fmt.Fprintf(&seeds, "%s%s\n", srv.URL, path)
+			whole[sha256.Sum256(crawltest.Body(path))] = true
+		}
+	}
+	seedFile := writeFile(t, "killed.txt", seeds.String())
+	dir := t.TempDir()
+	dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
+	args := append([]string{"crawl", "--db", dbPath, "--out", out, "--concurrency", "4", seedFile}, fast...)
+	requests := func() int {
+		n := 0
+		for _, o := range origins {
+			n += o.Stats().Requests
+		}
+		return n
+	}
+	checkDisk := func(when string) {
+		t.Helper()
+		for rel, b := range bodiesOnDisk(t, out) {
+			if strings.HasSuffix(rel, ".part") {
+				continue
+			}
+			if !whole[sha256.Sum256(b)] {
+				t.Errorf("%s: %s holds %d bytes that are no whole body", when, rel, len(b))
+			}
+		}
+	}
+
+	writing := func() bool { // a body is being written
+		for rel := range bodiesOnDisk(t, out) {
+			if strings.HasSuffix(rel, ".part") {
+				return true
+			}
+		}
+		return false
+	}
+	done, parts := 0, 0
+	// Kill points: a number of requests into the run, or the moment a
+	// body is being written.
+	for i, kp := range []struct {
+		after        int  // requests into the run
+		whileWriting bool // and then as soon as a body is being written
+	}{{2, false}, {1, true}, {6, false}, {1, true}, {6, true}} {
+		at := requests() + kp.after
+		p := start(t, args...)
+		until(t, 10*time.Second, fmt.Sprintf("kill point %d", i), func() bool {
+			select {
+			case <-p.done:
+				return true
+			default:
+			}
+			n := requests()
+			return n >= at && (!kp.whileWriting || writing() || n >= at+4)
+		})
+		p.cmd.Process.Kill()
+		if code := p.wait(t, 5*time.Second); code != -1 {
+			// A run that ended by itself starts the next one on a new pass.
+			t.Fatalf("run %d ended (exit %d) before its kill point; the test shows nothing", i, code)
+		}
+		when := fmt.Sprintf("after kill %d", i)
+		if writing() {
+			parts++
+		}
+
+		db, err := store.Open(dbPath)
+		if err != nil {
+			t.Fatalf("%s: the database does not open: %v", when, err)
+		}
+		es, err := db.Entries("killed", store.Done, 0)
+		db.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if len(es) < done {
+			t.Errorf("%s: %d URLs done, %d before: done URLs were lost", when, len(es), done)
+		}
+		done = len(es)
+		for _, e := range es {
+			b, err := os.ReadFile(filepath.Join(out, e.File))
+			sum := sha256.Sum256(b)
+			if err != nil || hex.EncodeToString(sum[:]) != e.SHA256 {
+				t.Errorf("%s: %s is done but its body %s is missing or not whole (%v)", when, e.URL, e.File, err)
+			}
+		}
+		checkDisk(when)
+	}
+	if done == perHost*2 {
+		t.Fatalf("every URL was done before the last kill; the test shows nothing")
+	}
+	t.Logf("%d of 5 kills hit a body being written", parts)
+
+	r := run(t, "", args...)
+	if r.code != 0 {
+		t.Fatalf("last run exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	db, err := store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	es, err := db.Entries("killed", store.Done, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != perHost*2 {
+		t.Errorf("%d URLs done after the last run, want %d", len(es), perHost*2)
+	}
+	checkDisk("after the last run")
+	files := bodiesOnDisk(t, out)
+	for rel := range files {
+		if strings.HasSuffix(rel, ".part") {
+			t.Errorf("temporary file %s left after the last run", rel)
+		}
+	}
+	if len(files) != perHost*2 {
+		t.Errorf("%d files in the output folder, want %d", len(files), perHost*2)
+	}
+}
+
+// TestCLIWriteFailureStopsTheRun makes body writes fail three ways: a file
+// size limit (a disk that fills up: writes fail with EFBIG part way), a
+// file where a host's folder should be, and an output folder that cannot
+// be created. Each stops the run with exit 1 and a message naming what
+// failed; the database stays consistent: the URL that could not be
+// written is still queued, and a run without the fault finishes it.
+func TestCLIWriteFailureStopsTheRun(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name    string
+		limit   bool                                  // run under ulimit -f: files above 4 MiB fail
+		prepare func(t *testing.T, out string) string // returns the --out to use
+		want    string
+	}{
+		{name: "disk full", limit: true, want: "file too large",
+			prepare: func(t *testing.T, out string) string { return out }},
+		{name: "a file where the host folder goes", want: "is not a folder",
+			prepare: func(t *testing.T, out string) string {
+				os.MkdirAll(out, 0o755)
+				os.WriteFile(filepath.Join(out, strings.ReplaceAll(host, ":", "_")), nil, 0o644)
+				return out
+			}},
+		{name: "output folder cannot be created", want: "create output folder",
+			prepare: func(t *testing.T, out string) string {
+				os.WriteFile(out, nil, 0o644)
+				return filepath.Join(out, "sub")
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			dbPath := filepath.Join(dir, "polite.db")
+			big := "/big/12000000"
+			seedFile := writeFile(t, "w.txt", srv.URL+"/small\n"+srv.URL+big+" -1\n")
+			outFlag := tt.prepare(t, filepath.Join(dir, "out"))
+			args := append([]string{"crawl", "--db", dbPath, "--out", outFlag, "--max-body", "20000000", seedFile}, fast...)
+			var r result
+			if tt.limit {
+				cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 8192 && exec "$0" "$@"`, polite}, args...)...)
+				var out, errOut bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errOut
+				cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir())
+				err := cmd.Run()
+				r = result{0, out.String(), errOut.String()}
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					r.code = ee.ExitCode()
+				}
+			} else {
+				r = run(t, "", args...)
+			}
+			if r.code != 1 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "panic") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and a message containing %q", r.code, r.stderr, tt.want)
+			}
+			db, err := store.Open(dbPath)
+			if err != nil {
+				t.Fatalf("the database does not open after the failure: %v", err)
+			}
+			counts, err := db.Counts("w")
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts[store.Dead] != 0 || counts[store.InFlight] != 0 {
+				t.Errorf("frontier after the failure %v: a write failure must not kill a URL or leave it in flight", counts)
+			}
+
+			// Without the fault the same job finishes.
+			os.RemoveAll(filepath.Join(dir, "out"))
+			args[4] = filepath.Join(dir, "out")
+			if r := run(t, "", args...); r.code != 0 {
+				t.Fatalf("run without the fault: exit %d\n%s", r.code, r.stderr)
+			}
+			db, err = store.Open(dbPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if counts, _ := db.Counts("w"); counts[store.Done] != 2 {
+				t.Errorf("after a run without the fault: %v, want both URLs done", counts)
+			}
+		})
+	}
+}
+
+// TestCLIBadInputAtTheEdges feeds the command bad flags, odd seed files and
+// database paths it cannot use: each is refused with a clear message and
+// its exit code, never a panic; a database folder that does not exist yet
+// is created.
+func TestCLIBadInputAtTheEdges(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	good := writeFile(t, "good.txt", srv.URL+"/ok\n")
+	aFile := writeFile(t, "a-file", "not a folder")
+	foreign := writeFile(t, "notes.db", "these are my notes, not a database\n")
+	garbled := writeFile(t, "garbled.db", "SQLite format 3\x00"+strings.Repeat("\xff", 3000))
+	longLine := "https://a.example/" + strings.Repeat("a", 1<<20) + "\n"
+	crawl := func(extra ...string) []string {
+		args := append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out")}, fast...)
+		return append(args, extra...) // after fast, so that they win
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		want     []int // acceptable exit codes
+		inStderr string
+	}{
+		{"negative timeout", crawl("--timeout", "-1s", good), []int{2}, "timeouts must be positive"},
+		{"zero connect timeout", crawl("--connect-timeout", "0", good), []int{2}, "timeouts must be positive"},
+		{"negative half-life", crawl("--half-life", "-10m", good), []int{2}, "--half-life"},
+		{"negative start", crawl("--start", "-1s", good), []int{2}, "--start"},
+		{"negative decrease", crawl("--decrease", "-1s", good), []int{2}, "--decrease"},
+		{"zero ceiling", crawl("--ceiling", "0", good), []int{2}, "--ceiling"},
+		{"negative max-retry-after", crawl("--max-retry-after", "-1s", good), []int{2}, "--max-retry-after"},
+		{"multiplier below 1", crawl("--multiplier", "0.5", good), []int{2}, "--multiplier"},
+		{"multiplier NaN", crawl("--multiplier", "NaN", good), []int{2}, "--multiplier"},
+		{"multiplier infinite", crawl("--multiplier", "+Inf", good), []int{2}, "--multiplier"},
+		{"retry ratio NaN", crawl("--retry-ratio", "NaN", good), []int{2}, "--retry-ratio"},
+		{"negative retry ratio", crawl("--retry-ratio", "-1", good), []int{2}, "retry"},
+		{"zero concurrency", crawl("--concurrency", "0", good), []int{2}, "--concurrency"},
+		{"zero per-host", crawl("--per-host", "0", good), []int{2}, "--per-host"},
+		{"zero max-body", crawl("--max-body", "0", good), []int{2}, "--max-body"},
+		{"zero max-attempts", crawl("--max-attempts", "0", good), []int{2}, "--max-attempts"},
+		{"negative depth", crawl("--depth", "-1", good), []int{2}, "--depth"},
+		{"negative refresh", crawl("--refresh", "-1h", good), []int{2}, "--refresh"},
+		{"negative budget", crawl("--max-requests", "-1", good), []int{2}, "budgets"},
+		{"negative max-duration", crawl("--max-duration", "-1s", good), []int{2}, "budgets"},
+		{"negative max-crawl-delay", crawl("--max-crawl-delay", "-1s", good), []int{2}, "--max-crawl-delay"},
+		{"negative robots-ttl", crawl("--robots-ttl", "-1s", good), []int{2}, "--robots-ttl"},
+		{"duration that is no duration", crawl("--timeout", "soon", good), []int{2}, "--timeout"},
+		{"floor-host without a duration", crawl("--floor-host", "example.org", good), []int{2}, "--floor-host"},
+		{"floor-host negative", crawl("--floor-host", "example.org=-1s", good), []int{2}, "--floor-host"},
+		{"unknown progress", crawl("--progress", "sometimes", good), []int{2}, "--progress"},
+		{"unknown log format", append(crawl(good), "--log-format", "xml"), []int{2}, "--log-format"},
+		{"bad slow-down pattern", crawl("--slow-down-pattern", "(", good), []int{2}, "--slow-down-pattern"},
+		{"empty seed file", crawl(writeFile(t, "empty.txt", "")), []int{2}, "no valid seed"},
+		{"binary seed file", crawl(writeFile(t, "bin.txt", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n\x1a\n")), []int{2}, "no valid seed"},
+		{"a 1 MB line alone", crawl(writeFile(t, "long.txt", longLine)), []int{2}, "long.txt:1: line longer than"},
+		{"a 1 MB line and a good one", crawl(writeFile(t, "longok.txt", longLine+srv.URL+"/fine\n")), []int{0}, "longok.txt:1: line longer than"},
+		{"db in a folder that does not exist", []string{"crawl", "--db", filepath.Join(dir, "new", "deeper", "polite.db"), "--out", filepath.Join(dir, "out2"), good, "--progress", "never"}, []int{0}, ""},
+		{"db under a file", []string{"crawl", "--db", filepath.Join(aFile, "polite.db"), good}, []int{1, 2}, aFile},
+		{"db is a folder", []string{"crawl", "--db", dir, good}, []int{1, 2}, dir},
+		{"db is a text file", []string{"crawl", "--db", foreign, good}, []int{1, 2}, foreign},
+		{"db is garbled", []string{"crawl", "--db", garbled, good}, []int{1, 2}, garbled},
+		{"status of a garbled db", []string{"status", "--db", garbled}, []int{1, 2}, garbled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // at most two of them open a database, each its own
+			r := run(t, "", tt.args...)
+			ok := false
+			for _, c := range tt.want {
+				ok = ok || r.code == c
+			}
+			if !ok {
+				t.Fatalf("exit %d, want %v\nstderr:\n%s", r.code, tt.want, clipText(r.stderr))
+			}
+			if !strings.Contains(r.stderr, tt.inStderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.inStderr, clipText(r.stderr))
+			}
+			if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ") {
+				t.Errorf("stderr shows a panic:\n%s", clipText(r.stderr))
+			}
+		})
+	}
+}
+
+func clipText(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
 }

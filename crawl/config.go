@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"regexp"
 	"time"
 
@@ -110,6 +111,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	switch {
+	case !(c.Pace.Multiplier > 1) || math.IsInf(c.Pace.Multiplier, 0):
+		return usageErr("--multiplier must be a finite number above 1, got %g", c.Pace.Multiplier)
+	case !(c.RetryRatio >= 0) || math.IsInf(c.RetryRatio, 0):
+		return usageErr("--retry-ratio must be a finite number, not negative, got %g", c.RetryRatio)
 	case c.Job == "":
 		return usageErr("--job must not be empty")
 	case c.Concurrency < 1:
@@ -158,12 +163,12 @@ type Store interface {
 	Release(store.Holder) error
 	BeginRun(job string, at time.Time) (store.Run, error)
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
-	AddFetches([]store.Fetch) error
 	Enqueue(job string, es []store.Entry) (int, error)
 	Prepare(job string, refreshBefore time.Time) error
 	QueuedHosts(job string) ([]store.HostQueue, error)
 	Take(job, host string, now time.Time, n int) ([]store.Entry, error)
 	Update([]store.Entry) error
+	Record(job string, added, changed []store.Entry, fetches []store.Fetch) (int, error)
 	Counts(job string) (map[store.State]int, error)
 	Entries(job string, s store.State, limit int) ([]store.Entry, error)
 }

@@ -325,6 +325,31 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	// Redirects followed are requests too (the first one was counted).
 	c.requests += r.robots.hops
 	h.stats.Requests += r.robots.hops
+	if r.robots.reason == "private-address" && r.robots.hops == 0 {
+		// polite refused to dial the host: it is no seed's host and it
+		// resolves to a loopback, private or link-local address. That is
+		// polite's rule, not the host's state: its URLs are excluded at
+		// once instead of waiting on a robots.txt that will never come
+		// (URLs of it found later in the run are deferred, with the same
+		// reason, when the run ends).
+		h.skip = "private-address"
+		h.stats.Robots = "refused: private address"
+		c.log.Info("host refused: private address", "host", h.key)
+		es := h.buf
+		h.buf = nil
+		for far := now.Add(100 * 365 * 24 * time.Hour); ; {
+			more, err := c.db.Take(c.cfg.Job, h.key, far, 256)
+			if err != nil || len(more) == 0 {
+				break // what is left is deferred when the run ends
+			}
+			h.queued -= len(more)
+			es = append(es, more...)
+		}
+		for i := range es {
+			c.finishEntry(h, &es[i], store.Excluded, "private-address")
+		}
+		return
+	}
 	rb, how, fresh := interpretRobots(h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
 	if fresh != nil {
 		if err := c.db.PutRobots(*fresh); err != nil {
@@ -414,24 +439,15 @@ func (c *crawler) writeManifest(e store.Entry, r result, now time.Time) {
 
 // flush writes pending frontier changes and fetch records.
 func (c *crawler) flush() error {
+	if len(c.pendingNew)+len(c.pendingUpdates)+len(c.pendingFetches) == 0 {
+		return nil
+	}
+	if _, err := c.db.Record(c.cfg.Job, c.pendingNew, c.pendingUpdates, c.pendingFetches); err != nil {
+		return err
+	}
 	if len(c.pendingNew) > 0 {
-		if _, err := c.db.Enqueue(c.cfg.Job, c.pendingNew); err != nil {
-			return err
-		}
-		c.pendingNew = c.pendingNew[:0]
 		c.needHosts = true
 	}
-	if len(c.pendingUpdates) > 0 {
-		if err := c.db.Update(c.pendingUpdates); err != nil {
-			return err
-		}
-		c.pendingUpdates = c.pendingUpdates[:0]
-	}
-	if len(c.pendingFetches) > 0 {
-		if err := c.db.AddFetches(c.pendingFetches); err != nil {
-			return err
-		}
-		c.pendingFetches = c.pendingFetches[:0]
-	}
+	c.pendingNew, c.pendingUpdates, c.pendingFetches = c.pendingNew[:0], c.pendingUpdates[:0], c.pendingFetches[:0]
 	return nil
 }

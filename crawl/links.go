@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"bytes"
+	"net"
 	"net/url"
 	"strings"
 
@@ -25,8 +26,9 @@ func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
 	}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var (
-		out  []*url.URL
-		seen = map[string]bool{}
+		out     []*url.URL
+		seen    = map[string]bool{}
+		gotBase bool
 	)
 	for len(out) < maxLinks {
 		tt := z.Next()
@@ -51,8 +53,12 @@ func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
 		var href string
 		switch string(name) {
 		case "base":
-			if b, err := base.Parse(strings.TrimSpace(attrs["href"])); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
-				base = b
+			// Only the first <base href> counts (HTML's "frozen base URL").
+			if h, ok := attrs["href"]; ok && !gotBase {
+				gotBase = true
+				if b, err := base.Parse(strings.TrimSpace(h)); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+					base = b
+				}
 			}
 			continue
 		case "meta":
@@ -104,6 +110,9 @@ func inScope(scope Scope, from, to *url.URL) bool {
 	case ScopeAny:
 		return true
 	case ScopeDomain:
+		if net.ParseIP(from.Hostname()) != nil || net.ParseIP(to.Hostname()) != nil {
+			return from.Hostname() == to.Hostname() // an address has no domain
+		}
 		a, err1 := publicsuffix.EffectiveTLDPlusOne(from.Hostname())
 		b, err2 := publicsuffix.EffectiveTLDPlusOne(to.Hostname())
 		if err1 != nil || err2 != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -31,10 +32,17 @@ func Normalize(raw string) (string, error) {
 	return u.String(), nil
 }
 
+// maxURLBytes bounds a URL, before and after normalisation: a longer one
+// names no real resource and only bloats the frontier.
+const maxURLBytes = 8 << 10
+
 func normalizeURL(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, errors.New("empty URL")
+	}
+	if len(raw) > maxURLBytes {
+		return nil, fmt.Errorf("URL %q is longer than %d bytes", clip(raw, 80), maxURLBytes)
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f {
@@ -78,6 +86,9 @@ func normalizeURL(raw string) (*url.URL, error) {
 	}
 	u.RawQuery = normalizeEscapes(u.RawQuery, querySafe)
 	u.ForceQuery = false
+	if n := len(u.String()); n > maxURLBytes {
+		return nil, fmt.Errorf("URL %q is longer than %d bytes once normalised", clip(raw, 80), maxURLBytes)
+	}
 	return u, nil
 }
 
@@ -100,7 +111,21 @@ func normalizeHost(u *url.URL) (string, error) {
 		if strings.ContainsAny(h, "%[]") {
 			return "", fmt.Errorf("bad host %q", h)
 		}
-		a, err := idna.Lookup.ToASCII(strings.TrimSuffix(h, "."))
+		if !utf8.ValidString(h) {
+			return "", fmt.Errorf("bad host name %q: not UTF-8", h)
+		}
+		if strings.TrimRight(h, ".") == "" {
+			return "", errors.New("no host")
+		}
+		a, err := idna.Lookup.ToASCII(strings.TrimRight(h, "."))
+		if err == nil {
+			// What comes out must go in again unchanged (a host of
+			// replacement characters encodes but does not decode).
+			var again string
+			if again, err = idna.Lookup.ToASCII(a); err == nil && (again != a || a == "" || strings.HasSuffix(a, ".")) {
+				err = fmt.Errorf("punycode %q is not stable", a)
+			}
+		}
 		if err != nil {
 			return "", fmt.Errorf("bad host name %q: %v", h, err)
 		}

@@ -21,18 +21,19 @@ const maxNameBytes = 80
 // clipped, and suffixed with 12 hex digits of the URL's SHA-256, so that no
 // two URLs share a file, no URL can name a folder of its own, and nothing
 // ("..", "%2e%2e", "\\", NUL, reserved device names, very long paths) can
-// leave the output folder. Only [A-Za-z0-9._-] appear in either part.
+// leave the output folder. Only [A-Za-z0-9._-] appear in either part, and
+// no body is named like a temporary file (".part").
 func bodyPath(u *url.URL) string {
 	sum := sha256.Sum256([]byte(u.String()))
 	tag := hex.EncodeToString(sum[:6])
 
 	host := safeName(strings.ReplaceAll(u.Host, ":", "_"), 100)
-	if host == "" {
-		host = "_"
+	if host == "" || reservedName(host) {
+		host = "_" + host
 	}
 	p := u.EscapedPath()
 	ext := ""
-	if e := path.Ext(p); len(e) > 1 && len(e) <= 8 && safeName(e, 8) == e && !strings.Contains(e, "%") {
+	if e := path.Ext(p); len(e) > 1 && len(e) <= 8 && safeName(e, 8) == e && !strings.Contains(e, "%") && !strings.EqualFold(e, ".part") {
 		ext, p = e, strings.TrimSuffix(p, e)
 	}
 	name := safeName(strings.Trim(strings.ReplaceAll(p, "/", "_"), "_"), maxNameBytes)
@@ -59,6 +60,20 @@ func safeName(s string, n int) string {
 		out = out[:n]
 	}
 	return out
+}
+
+// reservedName reports whether a folder name is a device name on Windows
+// (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), which
+// no file system shared with Windows can hold. File names never are: they
+// end in "-HASH".
+func reservedName(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) &&
+		base[3] >= '0' && base[3] <= '9'
 }
 
 // outDir writes bodies under one folder through an os.Root, so that no
@@ -94,7 +109,7 @@ func (o *outDir) write(rel string, data []byte) error {
 		}
 	}
 	tmp := rel + ".part"
-	f, err := o.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := o.createNew(tmp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
@@ -115,15 +130,25 @@ func (o *outDir) write(rel string, data []byte) error {
 	return nil
 }
 
+// createNew creates name afresh: whatever stands under the name (a
+// leftover of a killed run, a planted symlink) is removed, not followed,
+// and the file is created exclusively.
+func (o *outDir) createNew(name string) (*os.File, error) {
+	if err := o.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
 // create opens a file directly under the folder for streaming (manifest).
 func (o *outDir) create(name string) (*os.File, error) {
-	return o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	return o.createNew(name)
 }
 
 // replace writes a small file whole (reports), through a temporary name.
 func (o *outDir) replace(name string, w func(io.Writer) error) error {
 	tmp := name + ".part"
-	f, err := o.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := o.createNew(tmp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}

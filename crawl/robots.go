@@ -32,6 +32,12 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u 
 		if rr.hops == 0 {
 			first = resp
 		}
+		if resp.Err != nil && resp.Reason == "private-address" && rr.hops > 0 {
+			// A redirect polite may not follow (to a loopback or private
+			// address): as when redirects run out, the status stays 3xx
+			// and robots.txt counts as unavailable (RFC 9309 2.3.1.2).
+			return first, rr
+		}
 		rr.status, rr.body, rr.reason = resp.Status, resp.Body, resp.Reason
 		if resp.Err != nil {
 			rr.status = 0

@@ -207,6 +207,7 @@ func TestRobotsRedirectsEndToEnd(t *testing.T) {
 			other.Reset()
 			s := serveScripted(t, crawltest.Config{Robots: tc.originText}, tc.answer)
 			cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
+			cfg.AllowPrivate = true // the other origin is on loopback too, and no seed's host
 			rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 			checkRun(t, rep, err, s.host(), tc.want)
 			if got := s.robotsHits(); got != tc.hits {

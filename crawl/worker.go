@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
@@ -96,8 +97,10 @@ func (c *crawler) keepBody(r *result, follow bool) {
 }
 
 func isHTML(ct string) bool {
+	// A garbled parameter (charset=\xff) leaves the media type good.
 	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) &&
+		(mt == "text/html" || mt == "application/xhtml+xml")
 }
 
 // startRobots fetches the host's robots.txt unless a fresh copy is cached.

@@ -1,0 +1,296 @@
+package crawl
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func deflated(t *testing.T, b []byte, zlibWrap bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	if zlibWrap {
+		w = zlib.NewWriter(&buf)
+	} else {
+		w, _ = flate.NewWriter(&buf, flate.DefaultCompression)
+	}
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+// bombChunk is how many zero bytes one repeated piece of a bomb inflates to.
+const bombChunk = 256 << 10
+
+// Bomb returns a body in the given Content-Encoding (gzip, deflate for
+// zlib, raw for raw DEFLATE) that inflates to n zero bytes (rounded up to
+// 256 KiB), built by repeating one compressed piece: cheap to make even
+// under the race detector, whose instrumented compressor would take
+// seconds to squeeze hundreds of MiB. A zlib bomb's checksum is wrong: a
+// reader stops at its size limit long before it.
+func Bomb(encoding string, n int) []byte {
+	zeros := make([]byte, bombChunk)
+	var buf bytes.Buffer
+	if encoding == "gzip" {
+		w := gzip.NewWriter(&buf)
+		w.Write(zeros)
+		w.Close()
+		return bytes.Repeat(buf.Bytes(), (n+bombChunk-1)/bombChunk) // members of one stream
+	}
+	// DEFLATE: a first piece fills the window with zeros; a second,
+	// flushed to a byte boundary, only refers back to zeros, so it can be
+	// repeated; an empty final block ends the stream.
+	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	w.Write(zeros)
+	w.Flush()
+	first := buf.Len()
+	w.Write(zeros)
+	w.Flush()
+	piece := append([]byte(nil), buf.Bytes()[first:]...)
+	head := append([]byte(nil), buf.Bytes()[:first]...)
+	buf.Reset()
+	w.Close()
+	var out []byte
+	if encoding == "deflate" {
+		out = append(out, 0x78, 0x01) // zlib header, no dictionary
+	}
+	out = append(out, head...)
+	out = append(out, bytes.Repeat(piece, max((n+bombChunk-1)/bombChunk-1, 0))...)
+	out = append(out, buf.Bytes()...)
+	if encoding == "deflate" {
+		out = append(out, 0, 0, 0, 0) // adler32, not computed
+	}
+	return out
+}
+
+func TestBombInflatesToItsSize(t *testing.T) {
+	for _, enc := range []string{"gzip", "deflate", "raw"} {
+		t.Run(enc, func(t *testing.T) {
+			b := Bomb(enc, 4<<20)
+			var r io.Reader
+			switch enc {
+			case "gzip":
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r = zr
+			case "deflate":
+				r = flate.NewReader(bytes.NewReader(b[2:]))
+			default:
+				r = flate.NewReader(bytes.NewReader(b))
+			}
+			n, err := io.Copy(io.Discard, r)
+			if err != nil || n != 4<<20 {
+				t.Errorf("%s bomb of %d bytes inflates to %d (%v), want %d", enc, len(b), n, err, 4<<20)
+			}
+			if len(b) > 64<<10 {
+				t.Errorf("%s bomb is %d bytes on the wire, want a few KiB", enc, len(b))
+			}
+		})
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	text := []byte(strings.Repeat("polite body ", 100))
+	zeros := make([]byte, 1000)
+	gz := gzipped(t, text)
+	tests := []struct {
+		name     string
+		encoding string
+		body     []byte
+		max      int64
+		truncate bool
+		want     []byte
+		wantErr  string // a classify reason
+	}{
+		{name: "identity", body: text, max: 1 << 20, want: text},
+		{name: "gzip", encoding: "gzip", body: gz, max: 1 << 20, want: text},
+		{name: "x-gzip, odd case and spaces", encoding: " X-Gzip ", body: gz, max: 1 << 20, want: text},
+		{name: "deflate as zlib", encoding: "deflate", body: deflated(t, text, true), max: 1 << 20, want: text},
+		{name: "deflate raw", encoding: "deflate", body: deflated(t, text, false), max: 1 << 20, want: text},
+		{name: "empty gzip body (a 304 with the header)", encoding: "gzip", body: nil, max: 1 << 20, want: []byte{}},
+		{name: "empty deflate body", encoding: "deflate", body: nil, max: 1 << 20, want: []byte{}},
+		{name: "an encoding not asked for is kept as sent", encoding: "br", body: []byte{1, 2, 3}, max: 1 << 20, want: []byte{1, 2, 3}},
+		{name: "over the limit", body: text, max: 100, wantErr: "too-large"},
+		{name: "exactly the limit", body: text, max: int64(len(text)), want: text},
+		{name: "gzip bomb", encoding: "gzip", body: Bomb("gzip", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "deflate bomb", encoding: "deflate", body: Bomb("deflate", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "raw deflate bomb", encoding: "deflate", body: Bomb("raw", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "gzip bomb cut for robots.txt", encoding: "gzip", body: Bomb("gzip", 64<<20), max: 1000, truncate: true, want: zeros[:1000]},
+		{name: "not gzip", encoding: "gzip", body: []byte("plain text, not gzip"), max: 1 << 20, wantErr: "bad-encoding"},
+		{name: "not deflate", encoding: "deflate", body: []byte{0xff, 0xff, 0xff, 0xff, 0xff}, max: 1 << 20, wantErr: "bad-encoding"},
+		{name: "gzip with a bad checksum", encoding: "gzip", body: append(gz[:len(gz)-8:len(gz)-8], 0, 0, 0, 0, 0, 0, 0, 0), max: 1 << 20, wantErr: "bad-encoding"},
+		{name: "gzip cut short", encoding: "gzip", body: gz[:len(gz)/2], max: 1 << 20, wantErr: "reset"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := &http.Response{
+				Header:        http.Header{},
+				Body:          io.NopCloser(bytes.NewReader(tt.body)),
+				ContentLength: int64(len(tt.body)),
+			}
+			if tt.encoding != "" {
+				resp.Header.Set("Content-Encoding", tt.encoding)
+			}
+			got, err := readBody(resp, tt.max, tt.truncate)
+			if tt.wantErr != "" {
+				if err == nil || classify(err) != tt.wantErr {
+					t.Fatalf("err = %v (%s), want %s", err, classifyOrNil(err), tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if !bytes.Equal(got, tt.want) {
+				t.Errorf("got %d bytes %q…, want %d bytes", len(got), clip(string(got), 20), len(tt.want))
+			}
+		})
+	}
+}
+
+func classifyOrNil(err error) string {
+	if err == nil {
+		return "nil"
+	}
+	return classify(err)
+}
+
+// TestGzipBombMemoryBounded: a 1 GiB gzip bomb from a loopback origin is
+// refused after about --max-body bytes of decoding, not inflated whole.
+func TestGzipBombMemoryBounded(t *testing.T) {
+	bomb := Bomb("gzip", 1<<30)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(bomb)
+	}))
+	defer srv.Close()
+	path := "/bomb"
+	cfg := DefaultConfig()
+	cfg.MaxBody = 1 << 20
+	cfg.AllowPrivate = true
+	f := newFetcher(&cfg, time.Now)
+	defer f.close()
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	resp := f.get(context.Background(), mustURLOf(t, srv.URL+path), nil)
+	runtime.ReadMemStats(&after)
+	if resp.Reason != "too-large" {
+		t.Fatalf("reason %q (%v), want too-large", resp.Reason, resp.Err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("the refused 1 GiB bomb allocated %d MiB, want under 32 MiB for a 1 MiB limit", alloc>>20)
+	}
+}
+
+// TestIDNHostGoesOutInPunycode: an internationalised host name is
+// requested in its ASCII form, in the dialled address and the Host header.
+func TestIDNHostGoesOutInPunycode(t *testing.T) {
+	var gotHost string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotHost = r.Host
+		w.Write([]byte("willkommen"))
+	}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	u, err := normalizeURL("http://Bücher.Example:" + port + "/ö")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.AllowPrivate = true
+	f := newFetcher(&cfg, time.Now)
+	defer f.close()
+	var dialled string
+	tr := f.client.Transport.(*http.Transport)
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialled = addr // the name stands for the loopback server
+		var d net.Dialer
+		return d.DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	resp := f.get(context.Background(), u, nil)
+	if resp.Err != nil || string(resp.Body) != "willkommen" {
+		t.Fatalf("get %s: %v %q", u, resp.Err, resp.Body)
+	}
+	want := "xn--bcher-kva.example:" + port
+	if dialled != want || gotHost != want {
+		t.Errorf("dialled %q, Host header %q; want both %q", dialled, gotHost, want)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"too large", fmt.Errorf("x: %w", errTooLarge), "too-large"},
+		{"private", fmt.Errorf("dial: %w 10.0.0.1", errPrivate), "private-address"},
+		{"bad encoding", fmt.Errorf("%w: gzip: invalid header", errBadEncoding), "bad-encoding"},
+		{"canceled", context.Canceled, "canceled"},
+		{"deadline", context.DeadlineExceeded, "timeout"},
+		{"dns", &net.DNSError{Err: "no such host", Name: "x.invalid"}, "dns"},
+		{"cut", io.ErrUnexpectedEOF, "reset"},
+		{"malformed header", errors.New(`net/http: HTTP/1.x transport connection broken: malformed MIME header line: "X\x00: y"`), "bad-headers"},
+		{"headers too big", errors.New("net/http: server response headers exceeded 65536 bytes; aborted"), "bad-headers"},
+		{"other", errors.New("something else"), "network"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := classify(tt.err); got != tt.want {
+				t.Errorf("classify(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostileLinks: a page cannot move its links with a second <base>, and
+// addresses have no registrable domain, so --scope domain does not join
+// 10.0.0.1 to 127.0.0.1 (both "0.1" to a public suffix list).
+func TestHostileLinks(t *testing.T) {
+	base := mustURLOf(t, "http://example.org/dir/page")
+	got := extractLinks([]byte(`<base href="/first/"><base href="http://169.254.169.254/"><a href="x">x</a>`), base, nil)
+	if len(got) != 1 || got[0].String() != "http://example.org/first/x" {
+		t.Errorf("links under two <base> tags = %v, want [http://example.org/first/x]", got)
+	}
+	scope := []struct {
+		from, to string
+		want     bool
+	}{
+		{"http://127.0.0.1/", "http://10.0.0.1/", false},
+		{"http://127.0.0.1/", "http://127.0.0.1:8080/", true},
+		{"http://[::1]/", "http://[fe80::1]/", false},
+		{"http://www.example.org/", "http://10.0.0.1/", false},
+		{"http://www.example.org/", "http://img.example.org/", true},
+	}
+	for _, tt := range scope {
+		if g := inScope(ScopeDomain, mustURLOf(t, tt.from), mustURLOf(t, tt.to)); g != tt.want {
+			t.Errorf("inScope(domain, %s, %s) = %v, want %v", tt.from, tt.to, g, tt.want)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package crawl_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"polite/crawl"
+	"polite/crawl/crawltest"
+	"polite/store"
+)
+
+// openFDs counts this process's open file descriptors (Linux).
+func openFDs(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("count open files: %v", err)
+	}
+	return len(es)
+}
+
+// TestNoLeaksAfterRun runs crawls that end in different ways and checks
+// that, once Run has returned and the test has closed its servers and
+// database, no goroutine of the crawl is left and every file and
+// connection it opened is closed.
+func TestNoLeaksAfterRun(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   crawltest.Config
+		paths []string
+		tune  func(cfg *crawl.Config, srv *httptest.Server, o *crawltest.Origin)
+		ctx   func(o *crawltest.Origin) (context.Context, func())
+	}{
+		{
+			name:  "a crawl that follows links",
+			cfg:   crawltest.Config{Pages: 12, Links: 3, Robots: "User-agent: *\nDisallow: /page/7\n"},
+			paths: []string{"/page/0"},
+			tune:  func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) { c.Depth = 5 },
+		},
+		{
+			name:  "hostile answers: too large, a bomb, a trickle, throttling",
+			cfg:   crawltest.Config{Rate: 50, Burst: 2},
+			paths: []string{"/big/3000000", "/gzipbomb/2097152", "/trickle/100", "/status/503", "/redirect/3?to=/end", "/loop/a", "/weird-headers"},
+			tune: func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) {
+				c.MaxBody, c.Timeout, c.MaxAttempts = 1<<20, 300*time.Millisecond, 1
+				c.Concurrency, c.PerHost = 4, 4
+			},
+		},
+		{
+			name:  "a crawl interrupted with requests in flight",
+			cfg:   crawltest.Config{Latency: 100 * time.Millisecond},
+			paths: []string{"/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h"},
+			tune: func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) {
+				c.Concurrency, c.PerHost, c.Grace = 4, 4, 20*time.Millisecond
+			},
+			ctx: func(o *crawltest.Origin) (context.Context, func()) {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				go func() {
+					for o.Stats().Requests < 3 && ctx.Err() == nil {
+						time.Sleep(5 * time.Millisecond)
+					}
+					cancel(&crawl.Interrupted{Signal: "SIGINT", Code: 130})
+				}()
+				return ctx, func() { cancel(nil) }
+			},
+		},
+		{
+			name:  "a crawl stopped by a write failure",
+			cfg:   crawltest.Config{},
+			paths: []string{"/a", "/b", "/c"},
+			tune: func(c *crawl.Config, srv *httptest.Server, _ *crawltest.Origin) {
+				host := strings.ReplaceAll(srv.Listener.Addr().String(), ":", "_")
+				os.MkdirAll(c.OutDir, 0o755)
+				os.WriteFile(filepath.Join(c.OutDir, host), []byte("a file where the host folder goes"), 0o644)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ignore := goleak.IgnoreCurrent()
+			fds := openFDs(t)
+
+			o := crawltest.New(tt.cfg)
+			srv := httptest.NewServer(o)
+			var seeds []string
+			for _, p := range tt.paths {
+				seeds = append(seeds, srv.URL+p)
+			}
+			cfg := fastConfig(t, seeds...)
+			if tt.tune != nil {
+				tt.tune(&cfg, srv, o)
+			}
+			db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.Background(), func() {}
+			if tt.ctx != nil {
+				ctx, cancel = tt.ctx(o)
+			}
+			rep, err := crawl.Run(ctx, db, cfg)
+			cancel()
+			if rep == nil {
+				t.Fatalf("Run returned no report: %v", err)
+			}
+			// Before the test closes anything: what is left besides the
+			// origin's listener, its connections (which end when the
+			// client's do) and the database's pool was left by the crawl,
+			// an idle keep-alive connection's goroutines included.
+			if err := goleak.Find(ignore,
+				goleak.IgnoreAnyFunction("net/http/httptest.(*Server).goServe.func1"),
+				goleak.IgnoreAnyFunction("database/sql.(*DB).connectionOpener"),
+			); err != nil {
+				t.Errorf("goroutines outlive the crawl: %v", err)
+			}
+			srv.Close()
+			if err := db.Close(); err != nil {
+				t.Errorf("close db: %v", err)
+			}
+			if err := goleak.Find(ignore); err != nil {
+				t.Errorf("goroutines outlive the crawl, its origin and its database: %v", err)
+			}
+			var got int
+			for i := 0; i < 100; i++ {
+				if got = openFDs(t); got <= fds {
+					break
+				}
+				runtime.GC()
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got > fds {
+				t.Errorf("%d files open after the crawl, %d before: %s", got, fds, fdList(t))
+			}
+		})
+	}
+}
+
+func fdList(t *testing.T) string {
+	t.Helper()
+	es, _ := os.ReadDir("/proc/self/fd")
+	var out []string
+	for _, e := range es {
+		target, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		out = append(out, fmt.Sprintf("%s->%s", e.Name(), target))
+	}
+	return strings.Join(out, " ")
+}

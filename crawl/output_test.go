@@ -1,0 +1,183 @@
+package crawl
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBodyPathReservedHostNames(t *testing.T) {
+	tests := []struct{ url, wantDir string }{
+		{"http://con/", "_con"},
+		{"http://nul.example/", "_nul.example"},
+		{"http://COM1/", "_com1"},
+		{"http://com1:8080/", "com1_8080"},
+		{"http://lpt9.example.org/", "_lpt9.example.org"},
+		{"http://aux/a", "_aux"},
+		{"http://console.example/", "console.example"},
+		{"http://com10.example/", "com10.example"},
+		{"http://example.org/", "example.org"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			p := bodyPath(mustURLOf(t, tt.url))
+			if dir, _, _ := strings.Cut(p, "/"); dir != tt.wantDir {
+				t.Errorf("bodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
+			}
+		})
+	}
+}
+
+// plant prepares an output folder with something hostile in it and an
+// outside folder it points at, and returns the outDir and the outside.
+func plant(t *testing.T, setup func(t *testing.T, out, outside string)) (*outDir, string) {
+	t.Helper()
+	base := t.TempDir()
+	out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
+	for _, d := range []string{out, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "victim"), []byte("untouched"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setup(t, out, outside)
+	o, err := openOutDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o, outside
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutDirWritesNothingOutside plants symlinks and files in the output
+// folder where polite is about to write, and checks that nothing outside
+// the folder changes: a write either lands inside, as a regular file, or
+// fails with an error naming the file.
+func TestOutDirWritesNothingOutside(t *testing.T) {
+	const rel = "example.org/page-0123456789ab.html"
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, out, outside string)
+		wantErr string // "" when the write must succeed inside the folder
+	}{
+		{name: "host folder is a symlink to outside", wantErr: "is not a folder",
+			setup: func(t *testing.T, out, outside string) { symlink(t, outside, filepath.Join(out, "example.org")) }},
+		{name: "host folder is a symlink inside", wantErr: "is not a folder",
+			setup: func(t *testing.T, out, outside string) {
+				os.Mkdir(filepath.Join(out, "elsewhere"), 0o755)
+				symlink(t, "elsewhere", filepath.Join(out, "example.org"))
+			}},
+		{name: "host folder is a file", wantErr: "is not a folder",
+			setup: func(t *testing.T, out, outside string) {
+				os.WriteFile(filepath.Join(out, "example.org"), []byte("x"), 0o644)
+			}},
+		{name: "temporary name is a symlink to an outside file",
+			setup: func(t *testing.T, out, outside string) {
+				symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, rel+".part"))
+			}},
+		{name: "final name is a symlink to an outside file",
+			setup: func(t *testing.T, out, outside string) {
+				symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, rel))
+			}},
+		{name: "a stale temporary file of a killed run",
+			setup: func(t *testing.T, out, outside string) {
+				os.MkdirAll(filepath.Join(out, "example.org"), 0o755)
+				os.WriteFile(filepath.Join(out, rel+".part"), []byte("half a bo"), 0o644)
+			}},
+		{name: "final name is a folder", wantErr: "write " + rel,
+			setup: func(t *testing.T, out, outside string) { os.MkdirAll(filepath.Join(out, rel, "x"), 0o755) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, outside := plant(t, tt.setup)
+			err := o.write(rel, []byte("the body"))
+			if b, _ := os.ReadFile(filepath.Join(outside, "victim")); string(b) != "untouched" {
+				t.Errorf("the file outside the folder now holds %q", b)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+				t.Errorf("the outside folder holds %d entries, want only the victim", len(entries))
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("write: %v, want an error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			fi, err := os.Lstat(filepath.Join(o.dir, rel))
+			if err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("%s is %v (%v), want a regular file", rel, fi, err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(o.dir, rel)); string(b) != "the body" {
+				t.Errorf("%s holds %q, want the body", rel, b)
+			}
+			if _, err := os.Lstat(filepath.Join(o.dir, rel+".part")); !os.IsNotExist(err) {
+				t.Errorf("the temporary file is left: %v", err)
+			}
+		})
+	}
+}
+
+// TestOutDirManifestAndReportsDoNotFollowSymlinks: the manifest and the
+// reports are created afresh, never through a link planted under their
+// names.
+func TestOutDirManifestAndReportsDoNotFollowSymlinks(t *testing.T) {
+	o, outside := plant(t, func(t *testing.T, out, outside string) {
+		symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, "manifest.jsonl"))
+		symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, "report.json.part"))
+		os.WriteFile(filepath.Join(out, "inside"), []byte("a body"), 0o644)
+		symlink(t, "inside", filepath.Join(out, "report.html"))
+	})
+	f, err := o.create("manifest.jsonl")
+	if err != nil {
+		t.Fatalf("create manifest: %v", err)
+	}
+	f.Write([]byte("{}\n"))
+	f.Close()
+	for _, name := range []string{"report.json", "report.html"} {
+		if err := o.replace(name, func(w io.Writer) error {
+			_, err := w.Write([]byte("report"))
+			return err
+		}); err != nil {
+			t.Errorf("replace %s: %v", name, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "victim")); string(b) != "untouched" {
+		t.Errorf("the file outside the folder now holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(o.dir, "inside")); string(b) != "a body" {
+		t.Errorf("the file the report link pointed at now holds %q", b)
+	}
+	for _, name := range []string{"manifest.jsonl", "report.json", "report.html"} {
+		if fi, err := os.Lstat(filepath.Join(o.dir, name)); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %v %v, want a regular file", name, fi, err)
+		}
+	}
+}
+
+func TestOpenOutDirErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openOutDir(filepath.Join(file, "out"))
+	if err == nil || !strings.Contains(err.Error(), "create output folder") || !strings.Contains(err.Error(), file) {
+		t.Errorf("openOutDir under a file: %v, want a create output folder error naming it", err)
+	}
+}
