@@ -12,7 +12,7 @@ import (
 
 // takeBatch is how many eligible entries of a host are taken from the
 // frontier at once.
-const takeBatch = 8
+const takeBatch = 16
 
 // hostRun is one host's state during a run. Only the loop goroutine
 // touches it.
