@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 )
 
 // maxNameBytes bounds the readable part of a body's file name.
@@ -77,10 +78,13 @@ func reservedName(name string) bool {
 }
 
 // outDir writes bodies under one folder through an os.Root, so that no
-// name, symlink or race can reach outside it.
+// name, symlink or race can reach outside it. It is safe for concurrent use.
 type outDir struct {
 	root *os.Root
 	dir  string
+
+	mu    sync.Mutex
+	hosts map[string]*os.Root // host folders opened this run
 }
 
 func openOutDir(dir string) (*outDir, error) {
@@ -91,64 +95,100 @@ func openOutDir(dir string) (*outDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open output folder: %w", err)
 	}
-	return &outDir{root: r, dir: dir}, nil
+	return &outDir{root: r, dir: dir, hosts: map[string]*os.Root{}}, nil
 }
 
-func (o *outDir) Close() error { return o.root.Close() }
+func (o *outDir) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range o.hosts {
+		r.Close()
+	}
+	o.hosts = nil
+	return o.root.Close()
+}
 
-// write stores data under rel, through a temporary name and a rename, so
-// the file is either whole under its final name or absent.
-func (o *outDir) write(rel string, data []byte) error {
-	if d := path.Dir(rel); d != "." {
-		if fi, err := o.root.Lstat(d); err == nil && !fi.IsDir() {
-			return fmt.Errorf("write %s: %s is not a folder", rel, d)
-		} else if errors.Is(err, os.ErrNotExist) {
-			if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-				return fmt.Errorf("write %s: %w", rel, err)
-			}
+// folder returns the root of a host folder, creating it the first time.
+// A non-folder standing under the name (a file, a planted symlink) is an
+// error, never followed.
+func (o *outDir) folder(d string) (*os.Root, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if r := o.hosts[d]; r != nil {
+		return r, nil
+	}
+	if fi, err := o.root.Lstat(d); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", d)
+	} else if errors.Is(err, os.ErrNotExist) {
+		if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, err
 		}
 	}
-	tmp := rel + ".part"
-	f, err := o.createNew(tmp)
+	r, err := o.root.OpenRoot(d)
+	if err != nil {
+		return nil, err
+	}
+	o.hosts[d] = r
+	return r, nil
+}
+
+// write stores data under rel ("HOST/NAME", as bodyPath makes), through a
+// temporary name and a rename, so the file is either whole under its final
+// name or absent, whenever the process dies. (Bodies are not fsynced one
+// by one: a power failure may lose the newest, as it may the database's
+// last transactions; a re-run fetches what is missing.)
+func (o *outDir) write(rel string, data []byte) error {
+	d, name := path.Split(rel)
+	root := o.root
+	if d != "" {
+		var err error
+		if root, err = o.folder(path.Clean(d)); err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+	}
+	tmp := name + ".part"
+	f, err := createNew(root, tmp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = o.root.Rename(tmp, rel)
+		werr = root.Rename(tmp, name)
 	}
 	if werr != nil {
-		o.root.Remove(tmp)
+		root.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, werr)
 	}
 	return nil
 }
 
-// createNew creates name afresh: whatever stands under the name (a
+// createNew creates name afresh in root: whatever stands under the name (a
 // leftover of a killed run, a planted symlink) is removed, not followed,
 // and the file is created exclusively.
-func (o *outDir) createNew(name string) (*os.File, error) {
-	if err := o.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+func createNew(root *os.Root, name string) (*os.File, error) {
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	f, err := root.OpenFile(name, flags, 0o644)
+	if !errors.Is(err, os.ErrExist) {
+		return f, err
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	return o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return root.OpenFile(name, flags, 0o644)
 }
 
 // create opens a file directly under the folder for streaming (manifest).
 func (o *outDir) create(name string) (*os.File, error) {
-	return o.createNew(name)
+	return createNew(o.root, name)
 }
 
 // replace writes a small file whole (reports), through a temporary name.
 func (o *outDir) replace(name string, w func(io.Writer) error) error {
 	tmp := name + ".part"
-	f, err := o.createNew(tmp)
+	f, err := createNew(o.root, tmp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
