@@ -2,7 +2,7 @@
 // test origin on loopback and prints one table of ratios, each measured in
 // the same run:
 //
-//	polite-bench [-polite bin/polite] [-scale 10] [-window 150s] [-only LIST]
+//	polite-bench [-polite bin/polite] [-scale 10] [-window 300s] [-only LIST]
 //	             [-concurrency 64] [-cpuprofile FILE]
 //
 // The pacing scenarios (a token bucket, a queueing host, a host that sends
@@ -64,8 +64,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var only string
 	fs.StringVar(&o.polite, "polite", "bin/polite", "polite binary for the throughput scenario")
 	fs.Float64Var(&o.scale, "scale", 10, "divide every pacing duration by this and multiply origin rates by it")
-	fs.Float64Var(&o.quotaScale, "ratelimit-scale", 2, "time scale of the RateLimit scenario (its headers count whole seconds)")
-	fs.DurationVar(&o.window, "window", 150*time.Second, "unscaled length of each pacing run")
+	fs.Float64Var(&o.quotaScale, "ratelimit-scale", 6, "time scale of the RateLimit scenario (its headers count whole seconds)")
+	fs.DurationVar(&o.window, "window", 300*time.Second, "unscaled length of each pacing run")
 	fs.StringVar(&only, "only", "", "comma-separated scenarios to run: "+strings.Join(scenarioKeys, ","))
 	fs.IntVar(&o.concurrency, "concurrency", 64, "--concurrency of the throughput scenario (and of its reference)")
 	fs.IntVar(&o.hosts, "hosts", 200, "origins in the throughput scenario")

@@ -194,7 +194,7 @@ func TestParseFlags(t *testing.T) {
 		check   func(options) bool
 	}{
 		{"defaults", nil, false, func(o options) bool {
-			return o.scale == 10 && o.quotaScale == 2 && o.window == 150*time.Second && o.runs("bucket") && o.runs("throughput")
+			return o.scale == 10 && o.quotaScale == 6 && o.window == 300*time.Second && o.runs("bucket") && o.runs("throughput")
 		}},
 		{"only some", []string{"-only", "queue, second"}, false, func(o options) bool {
 			return o.runs("queue") && o.runs("second") && !o.runs("bucket")
