@@ -22,7 +22,7 @@
 //     steps after a quiet while. See host.go for the rules.
 //   - The latency signal: the ratio of a fast to a slow EWMA of time to first
 //     byte raises the delay smoothly between LowKnee and HighKnee and counts
-//     as congestion past HighKnee. Latency under 10 ms is noise, and a
+//     as congestion past HighKnee. Latency under 50 ms is noise, and a
 //     slowdown every host shows at once is ours (a busy machine, a loaded
 //     link), so it is discounted (shared.go).
 //   - The breaker: BreakerTrips consecutive responses over twice the rolling
