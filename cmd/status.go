@@ -35,15 +35,16 @@ func newStatusCmd(io IO, g *globals) *cobra.Command {
 		Use:   "status",
 		Short: "Show what polite has learned about every host, and the last runs",
 		Long: `Show every known host, slowest first: NEXT DELAY is the stored delay aged
-by the half-life, where the next run starts; STORED is the delay as last set
-and when; FLOOR is the binding floor and where it comes from (default,
+by the half-life, where the next run starts, then in brackets the delay as
+last set and when; FLOOR is the binding floor, as recorded with the host, and where it comes from (default,
 floor-host, crawl-delay, request-rate, ratelimit); LAST SIGNAL is the last
 congestion signal (429, 503, latency, slow-down, breaker); then the time to
 first byte baseline and the age of the cached robots.txt. Below, the last
 runs (polite runs lists them all).
 
-Give --floor and --half-life when the crawls use other values, so that the
-ageing shown is theirs.`,
+Give --half-life (and --floor) when the crawls use other values, so that
+the ageing shown is theirs. --job J shows that job's URLs by state and its
+dead URLs with their reasons instead.`,
 		Example: `  polite status
   polite status --host example.org
   polite status --runs 20
