@@ -183,3 +183,38 @@ func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
 	}
 	return u
 }
+
+// A 200 whose body asks to slow down (--slow-down-pattern) raises the
+// host's delay one step and is kept as a success, not retried.
+func TestSlowDownPatternIsAMildCongestionSignal(t *testing.T) {
+	run := func(t *testing.T, pattern string) (*crawl.Report, crawltest.Stats) {
+		o, srv := serve(t, crawltest.Config{})
+		cfg := fastConfig(t, srv.URL+"/softblock", srv.URL+"/a", srv.URL+"/b")
+		re, err := crawl.CompileSlowDown(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.SlowDown = re
+		rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		return rep, o.Stats()
+	}
+	plain, plainStats := run(t, "")
+	soft, softStats := run(t, "(?i)slow down")
+	for name, st := range map[string]crawltest.Stats{"without pattern": plainStats, "with pattern": softStats} {
+		if got := st.ByPath["/softblock"]; got != 1 {
+			t.Errorf("%s: /softblock requested %d times, want 1 (a soft block is not retried)", name, got)
+		}
+	}
+	if soft.Totals.Done != 3 || soft.Totals.Retries != 0 {
+		t.Errorf("with pattern: totals %+v, want 3 done and no retries", soft.Totals)
+	}
+	if len(plain.Hosts) != 1 || len(soft.Hosts) != 1 {
+		t.Fatalf("want one host in each report")
+	}
+	if got, base := soft.Hosts[0].DelayMaxS, plain.Hosts[0].DelayMaxS; got <= base {
+		t.Errorf("highest delay with the pattern %.3fs, without %.3fs: want the soft block to raise it", got, base)
+	}
+}
