@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X polite/cmd.Version=$(VERSION)
 DEMO    := demo
 
-.PHONY: all build test race bench fuzz demo lint clean
+.PHONY: all build test bench fuzz demo lint clean
 
 all: lint test build
 
@@ -25,10 +25,14 @@ bench: build
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./crawl/crawltest/polite-bench
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
 
+# Each fuzz target for FUZZTIME; their seed corpora also run in make test.
+FUZZTIME ?= 30s
 fuzz:
-	@for t in $$($(GO) test -list '^Fuzz' ./crawl/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./crawl/ || exit 1; done
-	@for t in $$($(GO) test -list '^Fuzz' ./robots/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./robots/ || exit 1; done
-	@for t in $$($(GO) test -list '^Fuzz' ./pace/ | grep ^Fuzz); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./pace/ || exit 1; done
+	@for p in ./crawl/ ./robots/ ./pace/; do \
+		for t in $$($(GO) test -list '^Fuzz' $$p | grep ^Fuzz); do \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
+	done
 
 # Start the test origin on loopback, crawl it, show the report and status.
 demo: build
