@@ -51,7 +51,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	if err := c.prepare(); err != nil {
 		return nil, err
 	}
-	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "db_out", cfg.OutDir)
+	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
 	runErr := c.loop(ctx)
 	rep, err := c.finish(ctx, runErr)
 	if err != nil {
@@ -318,7 +318,8 @@ func (c *crawler) report(end time.Time) *Report {
 	return rep
 }
 
-// compileSlowDown is a helper for callers that take --slow-down-pattern.
+// CompileSlowDown compiles --slow-down-pattern; an empty pattern is nil
+// (no soft-block check) and a bad one a usage error naming the flag.
 func CompileSlowDown(p string) (*regexp.Regexp, error) {
 	if p == "" {
 		return nil, nil
