@@ -202,15 +202,15 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	for _, h := range c.hosts {
 		deferred := h.skip != "" && !h.budgetSkip
 		for _, e := range h.buf {
-			e.State = store.Queued
+			e.State, e.NextAt = store.Queued, later(e.NextAt, h.deferUntil)
 			if deferred {
 				e.State, e.Reason = store.Deferred, h.skip
 			}
 			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
-		if deferred {
-			deferErr = errors.Join(deferErr, c.deferHost(h))
+		if deferred || !h.deferUntil.IsZero() {
+			deferErr = errors.Join(deferErr, c.deferHost(h, deferred))
 		}
 	}
 	flushErr := errors.Join(deferErr, c.flush())
@@ -251,15 +251,30 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 // kept from being served this run (robots.txt unreachable, a long
 // Retry-After, a Crawl-delay over the limit) as deferred with the reason:
 // they are tried again next run, and do not count as a pass cut short.
-func (c *crawler) deferHost(h *hostRun) error {
+// Either way (deferred or left queued) none is eligible before the host's
+// Retry-After, if it gave one.
+func (c *crawler) deferHost(h *hostRun, deferred bool) error {
+	// Taken entries are in flight, so each Take reaches the next batch;
+	// what an error leaves in flight the next run queues again.
 	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
+	var held []store.Entry // left queued: put back once all were taken
 	for {
 		es, err := c.db.Take(c.cfg.Job, h.key, always, 256)
 		if err != nil || len(es) == 0 {
+			if err == nil && len(held) > 0 {
+				err = c.db.Update(held)
+			}
 			return err
 		}
 		for i := range es {
-			es[i].State, es[i].Reason = store.Deferred, h.skip
+			es[i].State, es[i].NextAt = store.Queued, later(es[i].NextAt, h.deferUntil)
+			if deferred {
+				es[i].State, es[i].Reason = store.Deferred, h.skip
+			}
+		}
+		if !deferred {
+			held = append(held, es...)
+			continue
 		}
 		if err := c.db.Update(es); err != nil {
 			return err

@@ -160,14 +160,31 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	})
 	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
 		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
-	if v.Defer {
-		h.skip = "deferred: Retry-After beyond --max-retry-after"
-	} else if v.Hold > 0 && c.cfg.MaxDuration > 0 && now.Add(v.Hold).After(c.start.Add(c.cfg.MaxDuration)) {
-		h.skip = "deferred: Retry-After beyond the end of the run"
-		v.Defer = true
+	// How long the server asked polite to stay away, as a time that the
+	// host's entries keep across runs.
+	wait := o.RetryAfter
+	if q := o.Quota; q != nil && q.Remaining == 0 && q.Reset > 0 {
+		wait = max(wait, q.Reset)
 	}
-	if v.Defer {
-		c.log.Info("host deferred to the next run", "host", h.key, "retry_after", fmtDur(o.RetryAfter))
+	switch {
+	case v.Defer:
+		h.skip = "deferred: Retry-After beyond --max-retry-after"
+		h.deferUntil = now.Add(wait)
+		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(wait))
+	case o.RetryAfter > 0 && c.cfg.MaxDuration > 0 && now.Add(o.RetryAfter).After(c.start.Add(c.cfg.MaxDuration)):
+		// The run ends before the server wants to hear from polite again:
+		// stop asking, and leave the host's URLs queued for the next run
+		// to resume, not before the Retry-After.
+		h.skip, h.budgetSkip = "waiting: Retry-After beyond the end of the run", true
+		h.deferUntil = now.Add(o.RetryAfter)
+		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(o.RetryAfter))
+	}
+	if !h.deferUntil.IsZero() {
+		// The next run honours it too: the pacer keeps it in the state.
+		c.pacer.Hold(h.key, h.deferUntil)
+		if err := c.db.Save(c.pacer.State(h.key)); err != nil {
+			c.log.Warn("cannot save pace state", "host", h.key, "err", err)
+		}
 	}
 	return v
 }
@@ -183,10 +200,15 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 		return
 	}
 	switch {
-	case v.Defer:
-		e.State, e.Reason = store.Deferred, reason
+	case v.Defer || h.budgetSkip && !h.deferUntil.IsZero():
+		// Not before the server's Retry-After, in this run or the next.
+		e.Reason, e.NextAt = reason, later(e.NextAt, h.deferUntil)
+		e.State = store.Queued // the run's end holds it: the next run resumes it
+		if v.Defer {
+			e.State = store.Deferred
+			c.counts[store.Deferred]++
+		}
 		c.pendingUpdates = append(c.pendingUpdates, e)
-		c.counts[store.Deferred]++
 		return
 	case !retryable || e.Attempts >= c.cfg.MaxAttempts:
 		e.FetchedAt = now
@@ -227,6 +249,14 @@ const retryCap = time.Minute
 // longer, with decorrelated jitter.
 func (c *crawler) retryBase() time.Duration {
 	return max(2*c.cfg.Pace.Floor, 10*time.Millisecond)
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // finishEntry records an entry's final state for this run; e takes the

@@ -33,7 +33,8 @@ type hostRun struct {
 	robotsCopy    *store.RobotsCopy // cached copy, possibly stale
 
 	skip         string    // why the host gets no more requests this run
-	budgetSkip   bool      // skipped by --max-per-host: its URLs stay queued, to resume
+	budgetSkip   bool      // skipped by --max-per-host or the run's end: its URLs stay queued, to resume
+	deferUntil   time.Time // a Retry-After (or exhausted quota) holds the host until then, across runs
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
 }
@@ -267,6 +268,11 @@ func (c *crawler) dispatch(ctx context.Context, now, deadline time.Time) (time.T
 		if h.skip != "" || h.inflight >= c.cfg.PerHost || !h.hasWork() {
 			continue
 		}
+		// Budgets first: a spent budget stops at once, not when the
+		// host's pace would next allow a request.
+		if !c.budgetAllows(h) {
+			continue
+		}
 		if h.rb == nil && h.robotsBusy {
 			continue
 		}
@@ -275,17 +281,28 @@ func (c *crawler) dispatch(ctx context.Context, now, deadline time.Time) (time.T
 			continue
 		}
 		if len(h.buf) == 0 && now.Before(h.nextAt) {
+			if h.nextAt.Sub(now) > c.cfg.Pace.MaxRetryAfter {
+				// Held by a Retry-After of an earlier run: not worth
+				// waiting for; its URLs wait for a later run.
+				h.skip = "deferred: Retry-After until " + h.nextAt.UTC().Format(time.RFC3339)
+				c.log.Info("host deferred to a later run", "host", h.key, "until", h.nextAt.UTC().Format(time.RFC3339))
+				continue
+			}
 			soonest(h.nextAt)
 			continue
 		}
 		if ready := c.pacer.Ready(key, now); now.Before(ready) {
+			if ready.Sub(now) > c.cfg.Pace.MaxRetryAfter {
+				// Held by a Retry-After longer than polite waits (an
+				// earlier run's, kept in the host's state).
+				h.skip = "deferred: Retry-After until " + ready.UTC().Format(time.RFC3339)
+				c.log.Info("host deferred to a later run", "host", h.key, "until", ready.UTC().Format(time.RFC3339))
+				continue
+			}
 			if h.waitingSince.IsZero() {
 				h.waitingSince = now
 			}
 			soonest(ready)
-			continue
-		}
-		if !c.budgetAllows(h) {
 			continue
 		}
 		if h.rb == nil {

@@ -139,6 +139,8 @@ type State struct {
 
 	Floor       time.Duration // the binding floor when the state was taken
 	FloorSource FloorSource
+
+	HoldUntil time.Time // no request before it (a long Retry-After, see Pacer.Hold); zero if none
 }
 
 // StateStore keeps host states between runs. store.DB implements it.

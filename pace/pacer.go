@@ -81,6 +81,9 @@ func (p *Pacer) Restore(st State, now time.Time) {
 	h.forgetApproach()
 	// A run that starts right after another waits, from the last answer
 	// the other run got, the delay a single longer run would have waited.
+	if st.HoldUntil.After(now) {
+		h.holdUntil = st.HoldUntil
+	}
 	if h.seen && h.lastBegin.IsZero() && st.SetAt.Add(h.delayAt(p.cfg, now)).After(now) {
 		h.lastBegin, h.restoredBegin = st.SetAt, true
 	}
@@ -109,6 +112,7 @@ func (p *Pacer) state(h *host) State {
 		st.Delay, st.SetAt = h.d, h.setAt
 	}
 	st.Floor, st.FloorSource = h.floor(p.cfg)
+	st.HoldUntil = h.holdUntil
 	return st
 }
 
@@ -180,6 +184,19 @@ func (p *Pacer) Ready(host string, now time.Time) time.Time {
 		return r
 	}
 	return now
+}
+
+// Hold keeps every request to host back until until, however far: the
+// caller's own decision, such as honouring in a later run a Retry-After
+// longer than MaxRetryAfter. It never shortens a hold, and it is kept in
+// State (HoldUntil) so that the next run honours it too.
+func (p *Pacer) Hold(host string, until time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.entry(host)
+	if until.After(h.holdUntil) {
+		h.holdUntil = until
+	}
 }
 
 // Begin records that a request to host starts at now, and draws the jitter

@@ -290,7 +290,8 @@ func TestStates(t *testing.T) {
 		want State
 	}{
 		{"after a 429", "b.example", State{Host: "b.example", Delay: 9 * time.Second, SetAt: t0,
-			CongestionDelay: 3 * time.Second, CongestionAt: t0, LastSignal: "429", Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
+			CongestionDelay: 3 * time.Second, CongestionAt: t0, LastSignal: "429", Floor: 500 * time.Millisecond, FloorSource: FloorDefault,
+			HoldUntil: t0.Add(9 * time.Second)}},
 		{"baseline kept", "a.example", State{Host: "a.example", Delay: 500 * time.Millisecond, SetAt: t0.Add(25 * time.Second),
 			Baseline: 100 * time.Millisecond, Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
 		{"only a floor", "c.example", State{Host: "c.example", Floor: 2 * time.Second, FloorSource: FloorCrawlDelay}},

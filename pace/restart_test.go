@@ -61,3 +61,27 @@ func TestMillisecondJitterIsNoise(t *testing.T) {
 		}
 	}
 }
+
+// A hold outlives the run: State carries it and Restore honours it, however
+// far it reaches (Hold is the caller's decision, beyond MaxRetryAfter).
+func TestHoldOutlivesTheRun(t *testing.T) {
+	p := New(noAging(), fixedRand(0))
+	p.Begin("a.example", t0)
+	p.Observe("a.example", t0, Outcome{Status: 200})
+	p.Hold("a.example", t0.Add(time.Hour))
+	p.Hold("a.example", t0.Add(time.Minute)) // never shortens
+	st := p.State("a.example")
+	if !st.HoldUntil.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("State.HoldUntil = %v, want t0+1h", st.HoldUntil)
+	}
+	next := New(noAging(), fixedRand(0))
+	next.Restore(st, t0.Add(time.Second))
+	if got := next.Ready("a.example", t0.Add(time.Second)); !got.Equal(t0.Add(time.Hour)) {
+		t.Errorf("after Restore, Ready = t0+%v, want t0+1h", got.Sub(t0))
+	}
+	later := New(noAging(), fixedRand(0))
+	later.Restore(st, t0.Add(2*time.Hour))
+	if got := later.Ready("a.example", t0.Add(2*time.Hour)); got.After(t0.Add(2 * time.Hour)) {
+		t.Errorf("a hold that has passed still holds: Ready = t0+%v", got.Sub(t0))
+	}
+}

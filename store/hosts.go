@@ -12,7 +12,7 @@ import (
 
 // --- pace state ---
 
-const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source`
+const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until`
 
 // Load returns the stored pace state of host.
 func (db *DB) Load(host string) (pace.State, bool, error) {
@@ -54,13 +54,14 @@ func (db *DB) SaveAll(sts []pace.State) error {
 
 func saveStates(tx *sql.Tx, sts []pace.State) error {
 	stmt, err := tx.Prepare(`INSERT INTO host_state (` + stateColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (host) DO UPDATE SET
 			delay_ns = excluded.delay_ns, set_at = excluded.set_at,
 			baseline_ns = excluded.baseline_ns,
 			congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
 			last_signal = excluded.last_signal,
-			floor_ns = excluded.floor_ns, floor_source = excluded.floor_source`)
+			floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
+			hold_until = excluded.hold_until`)
 	if err != nil {
 		return fmt.Errorf("save pace state: %w", explain(err))
 	}
@@ -71,7 +72,7 @@ func saveStates(tx *sql.Tx, sts []pace.State) error {
 		}
 		_, err := stmt.Exec(st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
 			int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
-			int64(st.Floor), string(st.FloorSource))
+			int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil))
 		if err != nil {
 			return fmt.Errorf("save pace state %s: %w", st.Host, explain(err))
 		}
@@ -110,11 +111,11 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanState(s scanner) (pace.State, error) {
 	var (
-		st                                   pace.State
-		delay, setAt, base, cDelay, cAt, flo int64
-		source                               string
+		st                                         pace.State
+		delay, setAt, base, cDelay, cAt, flo, hold int64
+		source                                     string
 	)
-	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source)
+	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold)
 	if err != nil {
 		return pace.State{}, err
 	}
@@ -125,6 +126,7 @@ func scanState(s scanner) (pace.State, error) {
 	st.CongestionAt = fromNanos(cAt)
 	st.Floor = time.Duration(flo)
 	st.FloorSource = pace.FloorSource(source)
+	st.HoldUntil = fromNanos(hold)
 	return st, nil
 }
 

@@ -27,6 +27,7 @@ func TestPaceStateRoundTrip(t *testing.T) {
 				LastSignal:      "429",
 				Floor:           5 * time.Second,
 				FloorSource:     pace.FloorCrawlDelay,
+				HoldUntil:       t0.Add(time.Hour),
 			},
 		},
 		{

@@ -101,6 +101,8 @@ CREATE TABLE lock (
 	since     BIGINT NOT NULL
 );
 `,
+	// 2: a host's hold (a long Retry-After) outlives the run that got it.
+	`ALTER TABLE host_state ADD COLUMN hold_until BIGINT NOT NULL DEFAULT 0;`,
 }
 
 // errForeign says a file belongs to another application.
