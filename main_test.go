@@ -256,6 +256,35 @@ func TestCLISecondCrawlOnTheSameDatabaseExits3(t *testing.T) {
 	if !strings.Contains(r.stderr, fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Errorf("stderr does not name the holder: %s", r.stderr)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Errorf("the refused crawl touched its output folder (stat: %v)", err)
+	}
+}
+
+// A run that cannot start its output (here manifest.jsonl is a folder)
+// exits 1 and is recorded as ended, not left "running" for ever.
+func TestCLIRunThatCannotStartIsRecordedAsEnded(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{})
+	dir := t.TempDir()
+	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(out, "manifest.jsonl", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", append([]string{"crawl", "--db", db, "--out", out, writeFile(t, "s.txt", srv.URL+"/x\n")}, fast...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "manifest") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a message naming the manifest", r.code, r.stderr)
+	}
+	var runs []struct {
+		Ended    time.Time `json:"ended"`
+		ExitCode int       `json:"exit_code"`
+	}
+	rr := run(t, "", "runs", "--db", db, "--json")
+	if err := json.Unmarshal([]byte(rr.stdout), &runs); err != nil {
+		t.Fatalf("runs --json: %v\n%s", err, rr.stdout)
+	}
+	if len(runs) != 1 || runs[0].Ended.IsZero() || runs[0].ExitCode != 1 {
+		t.Errorf("runs = %+v, want one run, ended, exit code 1", runs)
+	}
 }
 
 func mustHostname(t *testing.T) string {
@@ -644,4 +673,43 @@ func clipText(s string) string {
 		return s[:2000] + "…"
 	}
 	return s
+}
+
+// A signal while the seeds still come from an open stdin ends polite at
+// once with 130, before any run is recorded.
+func TestCLISignalWhileReadingStdin(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	cmd := exec.Command(polite, "crawl", "--db", db, "--out", filepath.Join(dir, "out"), "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	fmt.Fprintln(stdin, "http://127.0.0.1:9/never-fetched")
+	time.Sleep(200 * time.Millisecond) // let it install its signal handler
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("polite still reading stdin 5 s after SIGINT; stderr: %s", errOut.String())
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("exit = %v, want 130; stderr: %s", err, errOut.String())
+		}
+	}
+	r := run(t, "", "runs", "--db", db, "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("runs after the interrupted read = %s, want none", r.stdout)
+	}
 }

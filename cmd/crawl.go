@@ -135,6 +135,28 @@ func (o *crawlOptions) config() (crawl.Config, error) {
 	return c, c.Validate()
 }
 
+// readSeedsOrStop reads the seeds, giving up when ctx ends first: a
+// signal while stdin is still open ends polite at once, before any run
+// is recorded.
+func (o *crawlOptions) readSeedsOrStop(ctx context.Context, in io.Reader) ([]crawl.Seed, []crawl.Rejected, error) {
+	type read struct {
+		seeds    []crawl.Seed
+		rejected []crawl.Rejected
+		err      error
+	}
+	done := make(chan read, 1)
+	go func() {
+		s, r, err := o.readSeeds(in)
+		done <- read{s, r, err}
+	}()
+	select {
+	case r := <-done:
+		return r.seeds, r.rejected, r.err
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
+}
+
 // readSeeds reads the seed file or stdin.
 func (o *crawlOptions) readSeeds(in io.Reader) ([]crawl.Seed, []crawl.Rejected, error) {
 	name := o.Seeds
@@ -161,7 +183,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
-	seeds, rejected, err := o.readSeeds(io.In)
+	seeds, rejected, err := o.readSeedsOrStop(ctx, io.In)
 	for _, r := range rejected {
 		fmt.Fprintf(io.ErrOut, "polite: skipped %s\n", r)
 	}

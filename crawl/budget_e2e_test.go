@@ -361,3 +361,42 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 		t.Errorf("second run: %d not modified, %d done, %d waiting; want 2, 1, 2", rep.Totals.NotModified, rep.Totals.Done, rep.Totals.Waiting)
 	}
 }
+
+// A link may not leave --scope by redirecting; a seed's redirect may.
+func TestRedirectOfALinkStaysInScope(t *testing.T) {
+	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "elsewhere")
+	}), nil)
+	site := http.NewServeMux()
+	site.HandleFunc("/robots.txt", http.NotFound)
+	site.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+	})
+	site.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<a href="/go">out by a redirect</a>`)
+	})
+	srv := watch(t, site, nil)
+
+	cfg := fastConfig(t, srv.URL+"/")
+	cfg.Depth, cfg.Scope, cfg.AllowPrivate = 2, crawl.ScopeHost, true
+	if _, err := crawl.Run(context.Background(), mustOpen(t), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(other.log()); n != 0 {
+		t.Errorf("a link's redirect led %d requests out of --scope host", n)
+	}
+
+	cfg = fastConfig(t, srv.URL+"/go")
+	cfg.AllowPrivate = true
+	if _, err := crawl.Run(context.Background(), mustOpen(t), cfg); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, h := range other.log() {
+		paths = append(paths, h.path)
+	}
+	if !strings.Contains(strings.Join(paths, " "), "/x") {
+		t.Errorf("a seed's redirect to another host was not followed: other host got %v", paths)
+	}
+}

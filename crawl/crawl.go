@@ -37,18 +37,22 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// The lock first: a crawl refused because another holds the database
+	// touches nothing, not even the output folder.
+	holder := store.Holder{PID: os.Getpid(), Hostname: hostname(), Job: cfg.Job, Since: time.Now()}
+	if err := db.Acquire(holder); err != nil {
+		return nil, err
+	}
+	defer db.Release(holder)
 	c, err := newCrawler(db, cfg)
 	if err != nil {
 		return nil, err
 	}
-	holder := store.Holder{PID: os.Getpid(), Hostname: hostname(), Job: cfg.Job, Since: c.clock.Now()}
-	if err := db.Acquire(holder); err != nil {
-		c.close()
-		return nil, err
-	}
-	defer db.Release(holder)
 	defer c.close()
 	if err := c.prepare(); err != nil {
+		if c.run.ID != 0 { // the run began: record that it ended, and how
+			c.db.EndRun(c.run.ID, c.clock.Now(), 1, "could not start: "+err.Error(), nil)
+		}
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
@@ -214,7 +218,7 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 		}
 	}
 	flushErr := errors.Join(deferErr, c.flush())
-	saveErr := c.db.SaveAll(c.pacer.States())
+	saveErr := c.db.SaveAll(c.learned())
 
 	rep := c.report(end)
 	code := 0

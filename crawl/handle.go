@@ -302,6 +302,12 @@ func (c *crawler) redirect(e store.Entry, r result) string {
 	if e.Hops+1 > maxHops {
 		return refuse("too-many-redirects", "hops", e.Hops+1)
 	}
+	if e.Depth > 0 && !inScope(c.cfg.Scope, r.url, u) {
+		// A link found on a page may not leave --scope by redirecting;
+		// a seed's redirects are the user's to follow.
+		c.log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", c.cfg.Scope)
+		return ""
+	}
 	if c.redirectFrom == nil {
 		c.redirectFrom = map[string]string{}
 	}

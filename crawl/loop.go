@@ -205,9 +205,22 @@ func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopp
 
 // savePace writes every host's pace state.
 func (c *crawler) savePace() {
-	if err := c.db.SaveAll(c.pacer.States()); err != nil {
+	if err := c.db.SaveAll(c.learned()); err != nil {
 		c.log.Warn("cannot save pace state", "err", err)
 	}
+}
+
+// learned returns the pace states worth keeping: of the hosts polite sent
+// a request to, or knew from an earlier run. A host it never contacted (its
+// address refused, a budget spent first) has taught nothing.
+func (c *crawler) learned() []pace.State {
+	var sts []pace.State
+	for _, st := range c.pacer.States() {
+		if h := c.hosts[st.Host]; h == nil || (h.requests > 0 && h.skip != "private-address") || h.stats.StoredStartS > 0 {
+			sts = append(sts, st)
+		}
+	}
+	return sts
 }
 
 // stop ends dispatching for the run.
@@ -437,7 +450,7 @@ func (c *crawler) progress(now time.Time) Progress {
 			}
 		}
 	}
-	if s := p.Elapsed.Seconds(); s > 0 {
+	if s := p.Elapsed.Seconds(); s >= 1 { // a rate over milliseconds says nothing
 		p.Rate = float64(c.requests) / s
 	}
 	return p

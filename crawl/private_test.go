@@ -3,6 +3,7 @@ package crawl_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -113,8 +114,29 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			if rep.ExitCode != 0 {
 				t.Errorf("exit code %d, want 0: a refused address is the crawler's rule, not a failure", rep.ExitCode)
 			}
+			if !tt.allowPrivate {
+				// A host polite refused to contact taught it nothing.
+				sts, err := db.States()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range sts {
+					if st.Host != hostOf(t, seed.URL) {
+						t.Errorf("pace state stored for %s, a host never contacted", st.Host)
+					}
+				}
+			}
 		})
 	}
+}
+
+func hostOf(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
 }
 
 // TestRobotsRedirectToPrivateAddressRefused: a seed host's robots.txt that
