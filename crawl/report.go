@@ -137,9 +137,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.DurationS > 0 {
 		rate = float64(t.Requests) / r.DurationS
 	}
-	fmt.Fprintf(&b, "  %d %s to %d %s (%.1f/s), %d retries, %d throttled (429/503), %s\n",
+	fmt.Fprintf(&b, "  %d %s to %d %s (%.1f/s), %d %s, %d throttled (429/503), %s\n",
 		t.Requests, plural(t.Requests, "request", "requests"), len(r.Hosts), plural(len(r.Hosts), "host", "hosts"),
-		rate, t.Retries, t.Throttled, HumanBytes(t.Bytes))
+		rate, t.Retries, plural(t.Retries, "retry", "retries"), t.Throttled, HumanBytes(t.Bytes))
 	if len(r.BudgetsBound) > 0 {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
 	}
