@@ -204,17 +204,17 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	end := c.clock.Now()
 	var deferErr error
 	for _, h := range c.hosts {
-		deferred := h.skip != "" && !h.budgetSkip
+		state := h.leftover()
 		for _, e := range h.buf {
-			e.State, e.NextAt = store.Queued, later(e.NextAt, h.deferUntil)
-			if deferred {
-				e.State, e.Reason = store.Deferred, h.skip
+			e.State, e.NextAt = state, later(e.NextAt, h.deferUntil)
+			if state != store.Queued {
+				e.Reason = h.skip
 			}
 			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
-		if deferred || !h.deferUntil.IsZero() {
-			deferErr = errors.Join(deferErr, c.deferHost(h, deferred))
+		if state != store.Queued || !h.deferUntil.IsZero() {
+			deferErr = errors.Join(deferErr, c.deferHost(h, state))
 		}
 	}
 	flushErr := errors.Join(deferErr, c.flush())
@@ -251,13 +251,26 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
 }
 
-// deferHost marks the queued URLs of a host that the site's own answers
-// kept from being served this run (robots.txt unreachable, a long
-// Retry-After, a Crawl-delay over the limit) as deferred with the reason:
-// they are tried again next run, and do not count as a pass cut short.
-// Either way (deferred or left queued) none is eligible before the host's
+// leftover is the state a host's URLs not served this run are left in:
+// queued to resume (a budget, the end of the run, or no skip at all),
+// excluded (polite refused its address), or deferred (the site's own
+// answers kept them back: robots.txt unreachable, a long Retry-After, a
+// Crawl-delay over the limit), which a next run tries again without
+// counting this pass as cut short.
+func (h *hostRun) leftover() store.State {
+	switch {
+	case h.skip == "" || h.budgetSkip:
+		return store.Queued
+	case h.skip == "private-address":
+		return store.Excluded
+	}
+	return store.Deferred
+}
+
+// deferHost leaves the host's queued URLs in state (with the host's skip
+// as their reason unless queued), none eligible before the host's
 // Retry-After, if it gave one.
-func (c *crawler) deferHost(h *hostRun, deferred bool) error {
+func (c *crawler) deferHost(h *hostRun, state store.State) error {
 	// Taken entries are in flight, so each Take reaches the next batch;
 	// what an error leaves in flight the next run queues again.
 	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
@@ -271,12 +284,12 @@ func (c *crawler) deferHost(h *hostRun, deferred bool) error {
 			return err
 		}
 		for i := range es {
-			es[i].State, es[i].NextAt = store.Queued, later(es[i].NextAt, h.deferUntil)
-			if deferred {
-				es[i].State, es[i].Reason = store.Deferred, h.skip
+			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.deferUntil)
+			if state != store.Queued {
+				es[i].Reason = h.skip
 			}
 		}
-		if !deferred {
+		if state == store.Queued {
 			held = append(held, es...)
 			continue
 		}

@@ -96,9 +96,8 @@ func TestPrivateAddressesRefused(t *testing.T) {
 					t.Errorf("%s not in the frontier: %v", u, keys(got))
 				case fetched[u] && e.State != "done":
 					t.Errorf("%s: %s %q, want done (--allow-private)", u, e.State, e.Reason)
-				case !fetched[u] && (e.State != "excluded" && e.State != "deferred" || e.Reason != "private-address"):
-					// Deferred: a URL of the host found after it was refused.
-					t.Errorf("%s: %s %q, want excluded (or deferred) \"private-address\"", u, e.State, e.Reason)
+				case !fetched[u] && (e.State != "excluded" || e.Reason != "private-address"):
+					t.Errorf("%s: %s %q, want excluded \"private-address\"", u, e.State, e.Reason)
 				}
 			}
 			n := otherSeen.total() - before
