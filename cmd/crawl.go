@@ -116,9 +116,9 @@ func (o *crawlOptions) config() (crawl.Config, error) {
 		if d < 0 {
 			return c, fmt.Errorf("%w: --floor-host %q: negative duration", errUsage, fh)
 		}
-		key := strings.ToLower(strings.TrimSpace(host))
-		if u, err := crawl.Normalize("http://" + key + "/"); err == nil {
-			key = strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/")
+		key, err := crawl.HostKey(host)
+		if err != nil {
+			return c, fmt.Errorf("%w: --floor-host %q: %v", errUsage, fh, err)
 		}
 		c.FloorHosts[key] = d
 	}

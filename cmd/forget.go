@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -135,20 +134,13 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 }
 
 // hostArg turns a HOST argument (host, host:port or URL) into the host key
-// polite stores: lower case, without a default port.
+// polite stores.
 func hostArg(arg string) (string, error) {
-	raw := strings.TrimSpace(arg)
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw + "/"
+	k, err := crawl.HostKey(arg)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errUsage, err)
 	}
-	n, err := crawl.Normalize(raw)
-	if err == nil {
-		var u *url.URL
-		if u, err = url.Parse(n); err == nil && u.Host != "" {
-			return u.Host, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %q is not a host, host:port or URL", errUsage, arg)
+	return k, nil
 }
 
 // knownHosts returns every host with a stored delay or robots.txt copy.

@@ -272,3 +272,18 @@ func mustURL(s string) *url.URL {
 	}
 	return u
 }
+
+// HostKey turns a host, host:port or URL, as a user types it, into the key
+// polite paces and stores a host under: the normalised host with a
+// non-default port ("Example.ORG:80" -> "example.org").
+func HostKey(arg string) (string, error) {
+	raw := strings.TrimSpace(arg)
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw + "/"
+	}
+	u, err := normalizeURL(raw)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not a host, host:port or URL", arg)
+	}
+	return hostKey(u), nil
+}

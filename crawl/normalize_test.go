@@ -133,3 +133,25 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestHostKey(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Example.ORG", "example.org"},
+		{"example.org:80", "example.org"},
+		{"example.org:8080", "example.org:8080"},
+		{"https://example.org:443/path?q", "example.org"},
+		{"https://example.org:8443/", "example.org:8443"},
+		{"bücher.example", "xn--bcher-kva.example"},
+		{"[::1]:8080", "[::1]:8080"},
+	}
+	for _, tt := range tests {
+		if got, err := HostKey(tt.in); err != nil || got != tt.want {
+			t.Errorf("HostKey(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "http://", "example.org:99999", "ftp://example.org/"} {
+		if got, err := HostKey(bad); err == nil {
+			t.Errorf("HostKey(%q) = %q, want an error", bad, got)
+		}
+	}
+}
