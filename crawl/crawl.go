@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"polite/pace"
-	"polite/robots"
 	"polite/store"
 )
 
@@ -124,10 +123,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent := cfg.RobotsAgent
-	if agent == "" {
-		agent = robots.ProductToken(cfg.UserAgent)
-	}
+	agent := RobotsAgent(cfg)
 	c := &crawler{
 		cfg:       cfg,
 		db:        db,
@@ -209,6 +205,7 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 			e.State, e.NextAt = state, later(e.NextAt, h.deferUntil)
 			if state != store.Queued {
 				e.Reason = h.skip
+				c.counts[state]++
 			}
 			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
@@ -293,6 +290,7 @@ func (c *crawler) deferHost(h *hostRun, state store.State) error {
 			held = append(held, es...)
 			continue
 		}
+		c.counts[state] += len(es)
 		if err := c.db.Update(es); err != nil {
 			return err
 		}

@@ -364,26 +364,11 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	if r.robots.reason == "private-address" && r.robots.hops == 0 {
 		// polite refused to dial the host: it is no seed's host and it
 		// resolves to a loopback, private or link-local address. That is
-		// polite's rule, not the host's state: its URLs are excluded at
-		// once instead of waiting on a robots.txt that will never come
-		// (URLs of it found later in the run are deferred, with the same
-		// reason, when the run ends).
+		// polite's rule, not the host's state: the host gets no more
+		// requests, and its URLs end the run excluded (leftover).
 		h.skip = "private-address"
 		h.stats.Robots = "refused: private address"
 		c.log.Info("host refused: private address", "host", h.key)
-		es := h.buf
-		h.buf = nil
-		for far := now.Add(100 * 365 * 24 * time.Hour); ; {
-			more, err := c.db.Take(c.cfg.Job, h.key, far, 256)
-			if err != nil || len(more) == 0 {
-				break // what is left is deferred when the run ends
-			}
-			h.queued -= len(more)
-			es = append(es, more...)
-		}
-		for i := range es {
-			c.finishEntry(h, &es[i], store.Excluded, "private-address")
-		}
 		return
 	}
 	rb, how, fresh := interpretRobots(h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
