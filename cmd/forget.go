@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -85,7 +84,7 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 		keys = append(keys, k)
 	}
 	// Hold the crawl lock: a crawl running now would write its hosts back.
-	holder := store.Holder{PID: os.Getpid(), Hostname: hostname(), Job: "(polite forget)", Since: time.Now()}
+	holder := store.ThisProcess("(polite forget)")
 	if err := db.Acquire(holder); err != nil {
 		return err
 	}
@@ -168,12 +167,4 @@ func knownHosts(db forgetDB) ([]string, error) {
 		}
 	}
 	return hs, nil
-}
-
-func hostname() string {
-	h, err := os.Hostname()
-	if err != nil {
-		return "unknown"
-	}
-	return h
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -38,7 +37,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	}
 	// The lock first: a crawl refused because another holds the database
 	// touches nothing, not even the output folder.
-	holder := store.Holder{PID: os.Getpid(), Hostname: hostname(), Job: cfg.Job, Since: time.Now()}
+	holder := store.ThisProcess(cfg.Job)
 	if err := db.Acquire(holder); err != nil {
 		return nil, err
 	}
@@ -61,14 +60,6 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return rep, err
 	}
 	return rep, runErr
-}
-
-func hostname() string {
-	h, err := os.Hostname()
-	if err != nil {
-		return "unknown"
-	}
-	return h
 }
 
 type crawler struct {

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"time"
 )
 
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
@@ -88,4 +90,14 @@ func (db *DB) LockHolder() (Holder, bool, error) {
 	}
 	h.Since = fromNanos(since)
 	return h, true, nil
+}
+
+// ThisProcess is the Holder this process presents for job: its pid and
+// host name, which Acquire uses to tell a live holder from a dead one.
+func ThisProcess(job string) Holder {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "unknown"
+	}
+	return Holder{PID: os.Getpid(), Hostname: h, Job: job, Since: time.Now()}
 }

@@ -128,3 +128,22 @@ func TestRelease(t *testing.T) {
 		})
 	}
 }
+
+func TestThisProcessHoldsTheLock(t *testing.T) {
+	db := mustOpen(t)
+	h := store.ThisProcess("nightly")
+	host, _ := os.Hostname()
+	if h.PID != os.Getpid() || h.Hostname != host || h.Job != "nightly" {
+		t.Fatalf("ThisProcess = %+v, want pid %d on %q for nightly", h, os.Getpid(), host)
+	}
+	if err := db.Acquire(h); err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	// The same process asking again holds it already.
+	if err := db.Acquire(store.ThisProcess("other")); err != nil {
+		t.Errorf("Acquire by the same process: %v", err)
+	}
+	if err := db.Release(h); err != nil {
+		t.Errorf("Release: %v", err)
+	}
+}
