@@ -45,12 +45,9 @@ crawl would save its own idea of the hosts when it ends.`,
   polite forget --all --yes`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Hosts = args
-			db, err := g.openDB()
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return runForget(io, db, opts)
+			return g.withDB(func(db *store.DB) error {
+				return runForget(io, db, opts)
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -42,12 +42,9 @@ without it, the newest finished run (of --job, when given).`,
 			if len(args) == 1 {
 				opts.Run = args[0]
 			}
-			db, err := g.openDB()
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return runReport(io.Out, db, opts)
+			return g.withDB(func(db *store.DB) error {
+				return runReport(io.Out, db, opts)
+			})
 		},
 	}
 	f := cmd.Flags()

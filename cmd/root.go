@@ -197,6 +197,16 @@ func (g *globals) openDB() (*store.DB, error) {
 	return store.Open(p)
 }
 
+// withDB runs a command's work on the database and closes it after.
+func (g *globals) withDB(run func(*store.DB) error) error {
+	db, err := g.openDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return run(db)
+}
+
 // logger returns the slog logger for stderr.
 func (g *globals) logger(w io.Writer, quietInfo bool) (*slog.Logger, error) {
 	level := slog.LevelInfo

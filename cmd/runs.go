@@ -36,12 +36,9 @@ saving its end.`,
   polite runs --json | jq '.[] | select(.exit_code != 0) | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := g.openDB()
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return runRuns(io.Out, db, opts)
+			return g.withDB(func(db *store.DB) error {
+				return runRuns(io.Out, db, opts)
+			})
 		},
 	}
 	f := cmd.Flags()

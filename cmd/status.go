@@ -51,16 +51,13 @@ dead URLs with their reasons instead.`,
   polite status --json | jq '.hosts[] | select(.aged_delay_s > 5)'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := g.openDB()
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			opts.FloorSet = cmd.Flags().Changed("floor")
-			if opts.Job != "" {
-				return runJobStatus(io.Out, db, opts.Job, opts.JSON)
-			}
-			return runStatus(io.Out, db, opts)
+			return g.withDB(func(db *store.DB) error {
+				opts.FloorSet = cmd.Flags().Changed("floor")
+				if opts.Job != "" {
+					return runJobStatus(io.Out, db, opts.Job, opts.JSON)
+				}
+				return runStatus(io.Out, db, opts)
+			})
 		},
 	}
 	f := cmd.Flags()
