@@ -280,22 +280,33 @@ func urlsFor(cfg crawltest.Config, window time.Duration) int {
 	return int(math.Ceil(1.5*allowance(cfg, window))) + 10
 }
 
+// scratch makes what one measured run needs: a temporary folder holding a
+// fresh database, and n origins of cfg. done stops and removes it all.
+func scratch(n int, cfg crawltest.Config) (dir string, db *store.DB, origins []*origin, done func(), err error) {
+	if dir, err = os.MkdirTemp("", "polite-bench-"); err != nil {
+		return "", nil, nil, nil, err
+	}
+	if db, err = store.Open(filepath.Join(dir, "polite.db")); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, nil, err
+	}
+	origins = startOrigins(n, cfg)
+	return dir, db, origins, func() {
+		closeOrigins(origins)
+		db.Close()
+		os.RemoveAll(dir)
+	}, nil
+}
+
 // measure runs one policy against n fresh origins of cfg (already scaled
 // by scale) and returns its row.
 func (b *bench) measure(ctx context.Context, scenario string, n int, cfg crawltest.Config, perHost int, scale float64, p policy) (row, error) {
 	r := newRow(scenario, p.name)
-	dir, err := os.MkdirTemp("", "polite-bench-")
+	dir, db, origins, done, err := scratch(n, cfg)
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "polite.db"))
-	if err != nil {
-		return r, err
-	}
-	defer db.Close()
-	origins := startOrigins(n, cfg)
-	defer closeOrigins(origins)
+	defer done()
 
 	var baseline time.Duration
 	if cfg.Capacity > 0 {

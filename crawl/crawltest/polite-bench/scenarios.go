@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"polite/crawl/crawltest"
-	"polite/store"
 )
 
 // eachPolicy runs fn for every policy at once, each against its own
@@ -120,18 +117,11 @@ func (b *bench) secondRun(ctx context.Context) error {
 func (b *bench) secondRunOnce(ctx context.Context, cfg crawltest.Config, p policy) (row, error) {
 	r := newRow("second run", p.name)
 	sc := b.opts.scale
-	dir, err := os.MkdirTemp("", "polite-bench-")
+	dir, db, origins, done, err := scratch(1, cfg)
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "polite.db"))
-	if err != nil {
-		return r, err
-	}
-	defer db.Close()
-	origins := startOrigins(1, cfg)
-	defer closeOrigins(origins)
+	defer done()
 	o := origins[0]
 
 	firstWin := time.Duration(float64(b.window(sc)) * firstRunShare)
