@@ -1,7 +1,7 @@
 # polite: build, test, bench, demo, lint.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X polite/cmd.Version=$(VERSION)
+LDFLAGS := -s -w -X github.com/polite-crawler/polite/cmd.Version=$(VERSION)
 DEMO    := demo
 
 .PHONY: all build test bench fuzz demo lint clean

@@ -15,12 +15,12 @@ func TestPackageLanes(t *testing.T) {
 		direct    bool // only the package's own imports, not theirs
 		forbidden []string
 	}{
-		{"polite/pace", false, []string{"net/http", "net", "polite/store", "polite/robots", "polite/crawl", "modernc.org/sqlite", "database/sql"}},
+		{"github.com/polite-crawler/polite/pace", false, []string{"net/http", "net", "github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/robots", "github.com/polite-crawler/polite/crawl", "modernc.org/sqlite", "database/sql"}},
 		// temoto/robotstxt itself imports net/http; robots/ must not use it.
-		{"polite/robots", true, []string{"net/http", "net", "os", "polite/store", "polite/pace", "polite/crawl"}},
-		{"polite/robots", false, []string{"polite/store", "polite/pace", "polite/crawl", "modernc.org/sqlite", "database/sql"}},
-		{"polite/store", false, []string{"net/http", "polite/crawl", "polite/cmd"}},
-		{"polite/crawl", true, []string{"polite/cmd", "modernc.org/sqlite", "database/sql", "github.com/spf13/cobra"}},
+		{"github.com/polite-crawler/polite/robots", true, []string{"net/http", "net", "os", "github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/pace", "github.com/polite-crawler/polite/crawl"}},
+		{"github.com/polite-crawler/polite/robots", false, []string{"github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/pace", "github.com/polite-crawler/polite/crawl", "modernc.org/sqlite", "database/sql"}},
+		{"github.com/polite-crawler/polite/store", false, []string{"net/http", "github.com/polite-crawler/polite/crawl", "github.com/polite-crawler/polite/cmd"}},
+		{"github.com/polite-crawler/polite/crawl", true, []string{"github.com/polite-crawler/polite/cmd", "modernc.org/sqlite", "database/sql", "github.com/spf13/cobra"}},
 	}
 	for _, tt := range tests {
 		name := tt.pkg

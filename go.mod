@@ -1,4 +1,4 @@
-module polite
+module github.com/polite-crawler/polite
 
 go 1.26.8
 

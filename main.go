@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"polite/cmd"
+	"github.com/polite-crawler/polite/cmd"
 )
 
 func main() {

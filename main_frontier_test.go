@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // proc is the binary running in the background.

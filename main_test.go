@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // polite is the binary under test, built once by TestMain.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // shellQuote quotes s for sh.

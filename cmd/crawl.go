@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"polite/crawl"
+	"github.com/polite-crawler/polite/crawl"
 )
 
 // crawlOptions are the flags of polite crawl.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 func TestForget(t *testing.T) {

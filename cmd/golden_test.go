@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 func init() {

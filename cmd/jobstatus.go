@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 // jobStatusDB is what polite status --job reads.

@@ -10,7 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"polite/crawl"
+	"github.com/polite-crawler/polite/crawl"
 )
 
 // progress draws the crawl's progress bar on stderr, when it is on, and

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 func TestProgressLayout(t *testing.T) {

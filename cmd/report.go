@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"polite/crawl"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store"
 )
 
 // reportOptions are the flags of polite report.

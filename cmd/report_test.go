@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
+	"github.com/polite-crawler/polite/crawl"
 )
 
 func TestReportCommand(t *testing.T) {

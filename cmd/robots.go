@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"polite/crawl"
-	"polite/robots"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/robots"
 )
 
 // robotsCheckOptions are the flags and arguments of polite robots check.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 func init() {

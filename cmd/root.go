@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"polite/crawl"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store"
 )
 
-// Version is set at link time (-ldflags "-X polite/cmd.Version=1.2.3").
+// Version is set at link time (-ldflags "-X github.com/polite-crawler/polite/cmd.Version=1.2.3").
 var Version = "0.1.0-dev"
 
 // ProjectURL is the address polite names in its User-Agent so that a site

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"polite/crawl"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store"
 )
 
 // runsOptions are the flags of polite runs.

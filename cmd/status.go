@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"polite/crawl"
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 type statusOptions struct {

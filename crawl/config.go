@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"time"
 
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 // Scope says which discovered links a crawl follows.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 // Interrupted is the cause a caller gives when it cancels a crawl's context

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"polite/robots"
+	"github.com/polite-crawler/polite/robots"
 )
 
 // maxHeaderBytes bounds a response's headers.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"polite/pace"
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // maxHops bounds a redirect chain.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store"
 )
 
 // answering is a loopback origin whose answer to a path is decided by the

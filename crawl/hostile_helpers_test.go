@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store"
 )
 
 // allStates are the frontier states, for listing every entry of a job.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // bigRobots is a robots.txt of about 5 MiB: a rule at the top, a rule past

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // TestHostileHeaderBytes sends headers net/http will not write: NUL and

@@ -13,9 +13,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // openFDs counts this process's open file descriptors (Linux).

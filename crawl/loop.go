@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"polite/pace"
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // takeBatch is how many eligible entries of a host are taken from the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
+	"github.com/polite-crawler/polite/crawl"
 )
 
 // TestPrivateAddressesRefused crawls a loopback seed whose pages link and

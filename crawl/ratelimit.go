@@ -9,7 +9,7 @@ import (
 
 	"github.com/dunglas/httpsfv"
 
-	"polite/pace"
+	"github.com/polite-crawler/polite/pace"
 )
 
 // Bounds past which an announced quota is garbage rather than a policy.

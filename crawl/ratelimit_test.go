@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/pace"
+	"github.com/polite-crawler/polite/pace"
 )
 
 func TestParseRateLimit(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // TestReportMatchesOrigins crawls a calm origin with every kind of answer,

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
-	"polite/pace"
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // robotsResult is a robots.txt fetch, after redirects.

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // privateRules is the robots.txt most tests serve.

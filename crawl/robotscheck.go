@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"time"
 
-	"polite/pace"
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // RobotsCache is what RobotsFor needs from the database: the host's pace

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 func TestInterruptSavesStateAndReports(t *testing.T) {

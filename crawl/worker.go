@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"polite/robots"
-	"polite/store"
+	"github.com/polite-crawler/polite/robots"
+	"github.com/polite-crawler/polite/store"
 )
 
 // result is what a worker hands back to the loop.

@@ -22,7 +22,7 @@ func TestDeps(t *testing.T) {
 	banned := []string{"net/http", "net", "os/exec", "database/sql"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		nonStd, path, _ := strings.Cut(line, "|")
-		if nonStd != "" && path != "polite/pace" {
+		if nonStd != "" && path != "github.com/polite-crawler/polite/pace" {
 			t.Errorf("pace imports %s, outside the standard library", path)
 		}
 		for _, b := range banned {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"polite/pace"
+	"github.com/polite-crawler/polite/pace"
 )
 
 func ExamplePacer() {

@@ -3,7 +3,7 @@ package robots_test
 import (
 	"fmt"
 
-	"polite/robots"
+	"github.com/polite-crawler/polite/robots"
 )
 
 func ExampleParse() {

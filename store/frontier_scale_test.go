@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 // manyEntries builds n entries spread over hosts, with priorities cycling

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 // entry is a queued entry of host with a path and priority.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"polite/pace"
+	"github.com/polite-crawler/polite/pace"
 )
 
 // --- pace state ---

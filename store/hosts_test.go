@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 func TestPaceStateRoundTrip(t *testing.T) {

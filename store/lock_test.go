@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 // deadPID returns the pid of a process that has exited.

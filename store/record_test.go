@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 func TestRecordWritesABatchInOneTransaction(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"polite/store"
+	"github.com/polite-crawler/polite/store"
 )
 
 func TestRunsRoundTrip(t *testing.T) {

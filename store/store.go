@@ -24,7 +24,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"polite/pace"
+	"github.com/polite-crawler/polite/pace"
 )
 
 // ErrLocked is returned by Acquire when another live crawl holds the database.

@@ -12,8 +12,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 var _ pace.StateStore = (*store.DB)(nil)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"polite/crawl/crawltest"
-	"polite/pace"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/pace"
 )
 
 var t0 = time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)

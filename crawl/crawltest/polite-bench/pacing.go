@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/pace"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
 )
 
 // The unscaled world the pacing scenarios model; -scale divides every

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // eachPolicy runs fn for every policy at once, each against its own

@@ -21,9 +21,9 @@ import (
 	"syscall"
 	"time"
 
-	"polite/crawl"
-	"polite/crawl/crawltest"
-	"polite/store"
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // throughputTimeout bounds each crawler of the throughput scenario.

@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 func main() {
