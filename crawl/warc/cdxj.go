@@ -115,8 +115,12 @@ func surt(raw string) string {
 }
 
 func (l cdxLine) String() string {
-	j, _ := json.Marshal(l) // strings and integers only: it cannot fail
-	return l.URLKey + " " + l.Timestamp + " " + string(j)
+	var b strings.Builder
+	b.WriteString(l.URLKey + " " + l.Timestamp + " ")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "&" in a query stays "&", as warcio writes it
+	enc.Encode(l)            // strings and integers only: it cannot fail
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // indexPath is the index beside a WARC file: NAME.warc.gz -> NAME.cdxj.
