@@ -83,6 +83,9 @@ type warcFile struct {
 	index  []cdxLine
 	bw     *bufio.Writer
 	cw     countingWriter
+	// broken: a failed record could not be cut back; nothing more is
+	// written to this file.
+	broken bool
 }
 
 var prefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
@@ -185,6 +188,7 @@ func (w *Writer) writeRecords(wf *warcFile, recs ...gowarc.WarcRecord) ([]span, 
 	wf.bw.Reset(&wf.cw)
 	wf.cw.n = 0
 	if terr := cutBack(wf.f, start); terr != nil {
+		wf.broken = true
 		return nil, fmt.Errorf("warc: write %s: %w; cutting back the partial record: %w", wf.path, err, terr)
 	}
 	return nil, fmt.Errorf("warc: write %s: %w", wf.path, err)
@@ -233,6 +237,10 @@ func (w *Writer) write(recs []gowarc.WarcRecord, index func(wf *warcFile, spans 
 		}
 	}
 	spans, err := w.writeRecords(w.cur, recs...)
+	if err != nil && w.cur.broken {
+		// Its index still lists only whole records.
+		return errors.Join(err, w.finishFile())
+	}
 	if err != nil {
 		return err
 	}
