@@ -197,8 +197,8 @@ func (w *Writer) buildPair(ex Exchange, typ gowarc.RecordType, payload []byte) (
 }
 
 func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, block ...[]byte) (gowarc.WarcRecord, error) {
-	b := gowarc.NewRecordBuilder(typ, w.rec...)
-	b.AddWarcHeader(gowarc.WarcRecordID, newID())
+	b, id := newBuilder(typ, w.rec)
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
 	b.AddWarcHeader(gowarc.WarcDate, formatDate(ex.Date))
 	b.AddWarcHeader(gowarc.WarcTargetURI, ex.URL)
 	if ex.IP != "" {
@@ -243,8 +243,8 @@ func (w *Writer) writePair(ex Exchange, req, resp gowarc.WarcRecord) (Capture, e
 
 // warcinfo builds the record that opens the file called name.
 func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
-	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, w.rec...)
-	b.AddWarcHeader(gowarc.WarcRecordID, newID())
+	b, id := newBuilder(gowarc.Warcinfo, w.rec)
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
 	b.AddWarcHeader(gowarc.WarcDate, formatDate(w.opts.Now()))
 	b.AddWarcHeader(gowarc.WarcFilename, name)
 	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
@@ -280,8 +280,17 @@ func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
 
 func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// newID is a fresh WARC-Record-ID.
-func newID() string { return "<urn:uuid:" + uuid.NewString() + ">" }
+// uuidMu serialises gowarc.NewRecordBuilder, which switches on
+// google/uuid's random pool each time it is called by writing a global
+// without a lock, with the reads of that global by uuid.NewString.
+var uuidMu sync.Mutex
+
+// newBuilder is a record builder and a fresh WARC-Record-ID for it.
+func newBuilder(typ gowarc.RecordType, opts []gowarc.WarcRecordOption) (gowarc.WarcRecordBuilder, string) {
+	uuidMu.Lock()
+	defer uuidMu.Unlock()
+	return gowarc.NewRecordBuilder(typ, opts...), "<urn:uuid:" + uuid.NewString() + ">"
+}
 
 // gzips are the gzip writers reused from record to record.
 var gzips = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}

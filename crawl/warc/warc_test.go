@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -362,5 +364,69 @@ func TestCannotCutBack(t *testing.T) {
 	}
 	if strings.Count(string(idx), "\n") != 1 || !strings.Contains(string(idx), "/before") {
 		t.Errorf("index of the first file:\n%s\nwant only the whole fetch", idx)
+	}
+}
+
+// BenchmarkWriteExchange: one fetch of a 16 KiB page, request and
+// response, as the crawl writes it.
+func BenchmarkWriteExchange(b *testing.B) {
+	w, err := Open(b.TempDir(), testOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	ex := exchange("http://127.0.0.1:8080/page", t0, 200, strings.Repeat("<p>polite archive page</p>\n", 16<<10/27))
+	b.SetBytes(int64(len(ex.Payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.WriteExchange(ex); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestConcurrentWrites: fetches written from many goroutines, across
+// rotations, each land whole, once, with one index line each.
+func TestConcurrentWrites(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.MaxSize = 4000
+	w := mustOpen(t, dir, opts)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				u := fmt.Sprintf("http://127.0.0.1:8080/g%d/%d", g, i)
+				if _, err := w.WriteExchange(exchange(u, t0, 200, u)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	lines := 0
+	for _, f := range warcFiles(t, dir) {
+		for _, r := range readWARC(t, f) {
+			if r.typ == "response" {
+				seen[r.get("WARC-Target-URI")]++
+			}
+		}
+		idx, err := os.ReadFile(indexPath(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += strings.Count(string(idx), "\n")
+	}
+	if len(seen) != 160 || lines != 160 {
+		t.Errorf("%d distinct responses, %d index lines, want 160 of each", len(seen), lines)
+	}
+	for u, n := range seen {
+		if n != 1 {
+			t.Errorf("%s written %d times", u, n)
+		}
 	}
 }
