@@ -390,12 +390,12 @@ func BenchmarkWriteExchange(b *testing.B) {
 func TestConcurrentWrites(t *testing.T) {
 	dir := t.TempDir()
 	opts := testOptions()
-	opts.MaxSize = 4000
+	opts.MaxSize = 12000
 	w := mustOpen(t, dir, opts)
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range 4 {
 		wg.Go(func() {
-			for i := range 20 {
+			for i := range 10 {
 				u := fmt.Sprintf("http://127.0.0.1:8080/g%d/%d", g, i)
 				if _, err := w.WriteExchange(exchange(u, t0, 200, u)); err != nil {
 					t.Error(err)
@@ -406,6 +406,9 @@ func TestConcurrentWrites(t *testing.T) {
 	wg.Wait()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if n := len(warcFiles(t, dir)); n < 2 {
+		t.Errorf("%d files, want the writes to cross a rotation", n)
 	}
 	seen := map[string]int{}
 	lines := 0
@@ -421,8 +424,8 @@ func TestConcurrentWrites(t *testing.T) {
 		}
 		lines += strings.Count(string(idx), "\n")
 	}
-	if len(seen) != 160 || lines != 160 {
-		t.Errorf("%d distinct responses, %d index lines, want 160 of each", len(seen), lines)
+	if len(seen) != 40 || lines != 40 {
+		t.Errorf("%d distinct responses, %d index lines, want 40 of each", len(seen), lines)
 	}
 	for u, n := range seen {
 		if n != 1 {
