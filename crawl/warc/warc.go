@@ -131,6 +131,9 @@ var ErrClosed = errors.New("warc: writer is closed")
 // warcinfo record.
 func (w *Writer) startFile() error {
 	for {
+		if w.serial > 99999 {
+			return fmt.Errorf("warc: %s: no free file name for prefix %s", w.dir, w.opts.Prefix)
+		}
 		name := fmt.Sprintf("%s-%05d.warc.gz", w.opts.Prefix, w.serial)
 		w.serial++
 		path := filepath.Join(w.dir, name)
@@ -147,6 +150,7 @@ func (w *Writer) startFile() error {
 		info, err := w.warcinfo(name)
 		if err == nil {
 			_, err = w.writeRecords(wf, info)
+			info.Close()
 		}
 		if err != nil {
 			_ = f.Close()

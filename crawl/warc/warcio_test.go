@@ -119,7 +119,34 @@ func TestWARCIOReadsCrawl(t *testing.T) {
 		}
 	})
 
-	// Run 1: every page, a 404, a robots.txt and a truncated body.
+	first := writeRun1(t, dir, opts, urls, pages)
+	opts.Prefix = "job-run2-20261130130000"
+	writeRun2(t, dir, opts, urls, pages, first)
+
+	files := warcFiles(t, dir)
+	if len(files) < 3 {
+		t.Fatalf("%d WARC files, want rotation at %d bytes to make at least 3", len(files), opts.MaxSize)
+	}
+	c := warcio(t, files...)
+
+	want := map[string]int{"warcinfo": len(files), "request": 9, "response": 7, "revisit": 2}
+	for typ, n := range want {
+		if c.Counts[typ] != n {
+			t.Errorf("warcio.js counts %d %s records, want %d (all: %v)", c.Counts[typ], typ, n, c.Counts)
+		}
+	}
+	if len(c.Counts) != len(want) {
+		t.Errorf("record types %v, want only %v", c.Counts, want)
+	}
+	checkTies(t, c)
+	checkStatuses(t, c)
+	checkIndex(t, dir, c)
+}
+
+// writeRun1 writes a first run: every page, a robots.txt, a 404 and a
+// truncated body.
+func writeRun1(t *testing.T, dir string, opts Options, urls []string, pages map[string]string) map[string]Capture {
+	t.Helper()
 	w := mustOpen(t, dir, opts)
 	first := map[string]Capture{}
 	at := t0
@@ -146,11 +173,15 @@ func TestWARCIOReadsCrawl(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return first
+}
 
-	// Run 2 (a new writer): a 304, an unchanged 200, a changed page.
-	opts.Prefix = "job-run2-20261130130000"
+// writeRun2 writes a conditional re-run with a new writer: a 304, an
+// unchanged 200 and a changed page.
+func writeRun2(t *testing.T, dir string, opts Options, urls []string, pages map[string]string, first map[string]Capture) {
+	t.Helper()
 	w2 := mustOpen(t, dir, opts)
-	at = t0.Add(time.Hour)
+	at := t0.Add(time.Hour)
 	nm := exchange(urls[0], at, 304, "")
 	nm.ResponseHead = []byte("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n")
 	orig := first[urls[0]]
@@ -168,25 +199,6 @@ func TestWARCIOReadsCrawl(t *testing.T) {
 	if err := w2.Close(); err != nil {
 		t.Fatal(err)
 	}
-
-	files := warcFiles(t, dir)
-	if len(files) < 3 {
-		t.Fatalf("%d WARC files, want rotation at %d bytes to make at least 3", len(files), opts.MaxSize)
-	}
-	c := warcio(t, files...)
-
-	want := map[string]int{"warcinfo": len(files), "request": 9, "response": 7, "revisit": 2}
-	for typ, n := range want {
-		if c.Counts[typ] != n {
-			t.Errorf("warcio.js counts %d %s records, want %d (all: %v)", c.Counts[typ], typ, n, c.Counts)
-		}
-	}
-	if len(c.Counts) != len(want) {
-		t.Errorf("record types %v, want only %v", c.Counts, want)
-	}
-	checkTies(t, c)
-	checkStatuses(t, c)
-	checkIndex(t, dir, c)
 }
 
 // checkTies: every file opens with its warcinfo, every other record names
