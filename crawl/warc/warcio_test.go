@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
 // checked is what testdata/check.mjs prints.
@@ -51,11 +54,11 @@ type checked struct {
 	Errors []string `json:"errors"`
 }
 
-// warcio runs testdata/check.mjs on files with Debian's node and
+// runCheck runs testdata/check.mjs on files with Debian's node and
 // webrecorder's warcio.js from $POLITE_WARCIO_DIR (see .ci/run). Without
 // POLITE_WARCIO_DIR it skips, saying why; with it set (as CI sets it), a
 // missing node or warcio.js is a failure, so CI never skips.
-func warcio(t *testing.T, files ...string) checked {
+func runCheck(t *testing.T, files ...string) checked {
 	t.Helper()
 	dir := os.Getenv("POLITE_WARCIO_DIR")
 	if dir == "" {
@@ -81,6 +84,14 @@ func warcio(t *testing.T, files ...string) checked {
 	if err := json.Unmarshal(out, &c); err != nil {
 		t.Fatalf("check.mjs printed no JSON summary: %v\n%s", err, out)
 	}
+	return c
+}
+
+// warcio is runCheck, failing the test on any parse error, digest
+// mismatch or Content-Length that is not the block's.
+func warcio(t *testing.T, files ...string) checked {
+	t.Helper()
+	c := runCheck(t, files...)
 	for _, e := range c.Errors {
 		t.Errorf("warcio.js: %s", e)
 	}
@@ -324,5 +335,34 @@ func checkIndex(t *testing.T, dir string, c checked) {
 	}
 	if !slices.Equal(ours, theirs) {
 		t.Errorf("our CDXJ differs from warcio.js cdx-index:\n ours:\n%s\ntheirs:\n%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"))
+	}
+}
+
+// TestWARCIOCatchesBadDigests: the check itself is not blind: a record
+// whose digests do not match its bytes is flagged.
+func TestWARCIOCatchesBadDigests(t *testing.T) {
+	dir := t.TempDir()
+	w := mustOpen(t, dir, testOptions())
+	ex := exchange("http://127.0.0.1:8080/", t0, 200, "the real page")
+	req, resp, err := w.buildPair(ex, gowarc.Response, ex.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := sha256Of([]byte("another page"))
+	resp.WarcHeader().Set(gowarc.WarcBlockDigest, wrong)
+	resp.WarcHeader().Set(gowarc.WarcPayloadDigest, wrong)
+	if _, err := w.writePair(ex, req, resp); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	c := runCheck(t, warcFiles(t, dir)...)
+	var got []string
+	for _, r := range c.Records {
+		if r.Type == "response" {
+			got = append(got, fmt.Sprint(*r.BlockDigestOK, " ", *r.PayloadDigestOK))
+		}
+	}
+	if want := []string{"false false"}; !slices.Equal(got, want) {
+		t.Errorf("block and payload digest OK for the forged response: %q, want %q", got, want)
 	}
 }
