@@ -1,0 +1,42 @@
+package warc
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestHeads: the heads rebuilt from a real exchange on loopback.
+func TestHeads(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["X-Odd"] = []string{"caf\xe9"}
+		w.Header().Add("Set-Cookie", "a=1")
+		w.Header().Add("Set-Cookie", "b=2")
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusTeapot)
+		io.WriteString(w, "short and stout")
+	}))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/pot?x=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("User-Agent", "polite/test")
+	req.Header.Set("If-None-Match", `"v1"`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	host := req.URL.Host
+	if got, want := string(RequestHead(req)), "GET /pot?x=1 HTTP/1.1\r\nHost: "+host+"\r\nUser-Agent: polite/test\r\nIf-None-Match: \"v1\"\r\n\r\n"; got != want {
+		t.Errorf("RequestHead:\n got %q\nwant %q", got, want)
+	}
+	want := "HTTP/1.1 418 I'm a teapot\r\nContent-Length: 15\r\nContent-Type: text/plain\r\nDate: " + resp.Header.Get("Date") +
+		"\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nX-Odd: caf\xe9\r\n\r\n"
+	if got := string(ResponseHead(resp)); got != want {
+		t.Errorf("ResponseHead:\n got %q\nwant %q", got, want)
+	}
+}

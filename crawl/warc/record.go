@@ -1,0 +1,309 @@
+package warc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/klauspost/compress/gzip"
+	gowarc "github.com/nlnwa/gowarc/v3"
+)
+
+// Exchange is one fetch as polite made it: the request as sent and the
+// response as received.
+type Exchange struct {
+	URL  string    // the target URI
+	Date time.Time // when the request was sent
+	IP   string    // the address dialled; "" when not known
+	// Request is the request as sent: request line, header lines and the
+	// blank line, then the body if any.
+	Request []byte
+	// ResponseHead is the status line and header lines as received, ending
+	// in the blank line. Odd bytes are kept as they came.
+	ResponseHead []byte
+	// Payload is the body as received (not decoded), or its first bytes
+	// when Truncated.
+	Payload []byte
+	// Truncated says the body was cut at the size limit: the response
+	// record says WARC-Truncated: length.
+	Truncated bool
+}
+
+// Capture is what was written for one fetch: what a later revisit must
+// refer to, and where the response or revisit record lies.
+type Capture struct {
+	RequestID     string    // WARC-Record-ID of the request record, "<urn:uuid:…>"
+	RecordID      string    // WARC-Record-ID of the response or revisit record
+	Date          time.Time // its WARC-Date
+	PayloadDigest string    // WARC-Payload-Digest, "sha256:…"
+	File          string    // the WARC file's base name
+	Offset        int64     // where the record's gzip member starts
+	Length        int64     // the member's length
+}
+
+// Profile is a revisit record's kind.
+type Profile int
+
+const (
+	// NotModified is a 304 to a conditional request.
+	NotModified Profile = iota + 1
+	// IdenticalPayload is a 200 whose payload digest equals the last
+	// capture's.
+	IdenticalPayload
+)
+
+func (p Profile) uri() string {
+	switch p {
+	case NotModified:
+		return gowarc.ProfileServerNotModifiedV1_1
+	case IdenticalPayload:
+		return gowarc.ProfileIdenticalPayloadDigestV1_1
+	}
+	return ""
+}
+
+// Ref names the capture a revisit refers to, as Capture gave it.
+type Ref struct {
+	RecordID      string
+	URL           string
+	Date          time.Time
+	PayloadDigest string
+}
+
+// Revisit is a fetch whose payload is not stored again: a 304, or a 200
+// whose payload is the one already captured at Ref.
+type Revisit struct {
+	Profile Profile
+	Exchange
+	Ref Ref
+}
+
+// digestAlgorithm is the digest of every record: SHA-256 in base 16, as
+// WARC 1.1 suggests and warcio writes.
+const digestAlgorithm = "sha256"
+
+func recordOptions() []gowarc.WarcRecordOption {
+	return []gowarc.WarcRecordOption{
+		gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithDefaultDigestAlgorithm(digestAlgorithm),
+		gowarc.WithAddMissingDigest(true),
+		// A server's odd bytes are kept, not judged: the block is what came.
+		gowarc.WithBlockErrorPolicy(gowarc.ErrIgnore),
+		gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore),
+	}
+}
+
+// WriteExchange writes a request record and a response record, tied by
+// WARC-Concurrent-To, and returns the response's Capture.
+func (w *Writer) WriteExchange(ex Exchange) (Capture, error) {
+	if err := ex.check(); err != nil {
+		return Capture{}, err
+	}
+	req, resp, err := w.buildPair(ex, gowarc.Response, ex.Payload)
+	if err != nil {
+		return Capture{}, err
+	}
+	if ex.Truncated {
+		resp.WarcHeader().Set(gowarc.WarcTruncated, "length")
+	}
+	return w.writePair(ex, req, resp)
+}
+
+// WriteRevisit writes a request record and a revisit record referring to
+// rv.Ref, tied by WARC-Concurrent-To. The revisit's block is the response
+// head alone. For IdenticalPayload, rv.Payload is the body received; its
+// digest must equal rv.Ref.PayloadDigest. For NotModified the revisit
+// carries the original's payload digest, when Ref has it.
+func (w *Writer) WriteRevisit(rv Revisit) (Capture, error) {
+	if err := rv.check(); err != nil {
+		return Capture{}, err
+	}
+	if rv.Profile.uri() == "" {
+		return Capture{}, fmt.Errorf("warc: revisit of %s: unknown profile %d", rv.URL, rv.Profile)
+	}
+	if rv.Ref.RecordID == "" || rv.Ref.URL == "" || rv.Ref.Date.IsZero() {
+		return Capture{}, fmt.Errorf("warc: revisit of %s: the original's record id, URL and date are needed", rv.URL)
+	}
+	payload := rv.Payload
+	if rv.Profile == NotModified {
+		payload = nil
+	}
+	req, resp, err := w.buildPair(rv.Exchange, gowarc.Response, payload)
+	if err != nil {
+		return Capture{}, err
+	}
+	defer resp.Close()
+	digest := resp.WarcHeader().Get(gowarc.WarcPayloadDigest)
+	if rv.Profile == IdenticalPayload && digest != rv.Ref.PayloadDigest {
+		req.Close()
+		return Capture{}, fmt.Errorf("warc: revisit of %s: payload digest %s is not the original's %s", rv.URL, digest, rv.Ref.PayloadDigest)
+	}
+	rec, err := resp.ToRevisitRecord(&gowarc.RevisitRef{
+		Profile:        rv.Profile.uri(),
+		TargetRecordId: rv.Ref.RecordID,
+		TargetUri:      rv.Ref.URL,
+		TargetDate:     formatDate(rv.Ref.Date),
+	})
+	if err != nil {
+		req.Close()
+		return Capture{}, fmt.Errorf("warc: revisit of %s: %w", rv.URL, err)
+	}
+	// The revisit keeps the record id the request's WARC-Concurrent-To
+	// names; the response it was made from is never written.
+	h := rec.WarcHeader()
+	h.Delete(gowarc.WarcPayloadDigest)
+	if d := rv.Ref.PayloadDigest; d != "" {
+		h.Set(gowarc.WarcPayloadDigest, d)
+	}
+	return w.writePair(rv.Exchange, req, rec)
+}
+
+func (ex *Exchange) check() error {
+	switch {
+	case ex.URL == "":
+		return errors.New("warc: exchange without a URL")
+	case ex.Date.IsZero():
+		return fmt.Errorf("warc: exchange of %s without a date", ex.URL)
+	case len(ex.Request) == 0:
+		return fmt.Errorf("warc: exchange of %s without the request", ex.URL)
+	case len(ex.ResponseHead) == 0:
+		return fmt.Errorf("warc: exchange of %s without the response head", ex.URL)
+	case strings.ContainsAny(ex.URL, " \r\n\t"):
+		return fmt.Errorf("warc: URL %q has white space", ex.URL)
+	}
+	return nil
+}
+
+// buildPair builds the request record and a record of type typ holding
+// the response head and payload.
+func (w *Writer) buildPair(ex Exchange, typ gowarc.RecordType, payload []byte) (req, resp gowarc.WarcRecord, err error) {
+	req, err = w.build(gowarc.Request, ex, "application/http;msgtype=request", ex.Request)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err = w.build(typ, ex, "application/http;msgtype=response", ex.ResponseHead, payload)
+	if err != nil {
+		req.Close()
+		return nil, nil, err
+	}
+	req.WarcHeader().AddId(gowarc.WarcConcurrentTo, resp.RecordId())
+	resp.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.RecordId())
+	return req, resp, nil
+}
+
+func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, block ...[]byte) (gowarc.WarcRecord, error) {
+	b, id := newBuilder(typ, w.rec)
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeader(gowarc.WarcDate, formatDate(ex.Date))
+	b.AddWarcHeader(gowarc.WarcTargetURI, ex.URL)
+	if ex.IP != "" {
+		b.AddWarcHeader(gowarc.WarcIPAddress, ex.IP)
+	}
+	b.AddWarcHeader(gowarc.ContentType, contentType)
+	for _, p := range block {
+		if _, err := b.Write(p); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("warc: %s record of %s: %w", typ, ex.URL, err)
+		}
+	}
+	r, _, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("warc: %s record of %s: %w", typ, ex.URL, err)
+	}
+	return r, nil
+}
+
+// writePair writes req and resp together and indexes resp.
+func (w *Writer) writePair(ex Exchange, req, resp gowarc.WarcRecord) (Capture, error) {
+	defer req.Close()
+	defer resp.Close()
+	c := Capture{
+		RequestID:     "<" + req.RecordId() + ">",
+		RecordID:      "<" + resp.RecordId() + ">",
+		Date:          ex.Date,
+		PayloadDigest: resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
+	}
+	line := newCDXLine(ex, resp)
+	err := w.write([]gowarc.WarcRecord{req, resp}, func(wf *warcFile, spans []span) {
+		sp := spans[1]
+		c.File, c.Offset, c.Length = wf.name, sp.offset, sp.length
+		line.File, line.Offset, line.Length = wf.name, sp.offset, sp.length
+		wf.index = append(wf.index, line)
+	})
+	if err != nil {
+		return Capture{}, err
+	}
+	return c, nil
+}
+
+// warcinfo builds the record that opens the file called name.
+func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
+	b, id := newBuilder(gowarc.Warcinfo, w.rec)
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeader(gowarc.WarcDate, formatDate(w.opts.Now()))
+	b.AddWarcHeader(gowarc.WarcFilename, name)
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	in := w.opts.Info
+	fields := [][2]string{
+		{"software", in.Software},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+		{"http-header-user-agent", in.UserAgent},
+		{"robots", in.Robots},
+		{"isPartOf", in.Job},
+		{"run", in.Run},
+	}
+	var buf bytes.Buffer
+	for _, f := range fields {
+		if f[1] == "" {
+			continue
+		}
+		if strings.ContainsAny(f[1], "\r\n") {
+			return nil, fmt.Errorf("warc: warcinfo field %s: %q has a line break", f[0], f[1])
+		}
+		fmt.Fprintf(&buf, "%s: %s\r\n", f[0], f[1])
+	}
+	if _, err := b.Write(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	r, _, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("warc: warcinfo of %s: %w", name, err)
+	}
+	return r, nil
+}
+
+func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// uuidMu serialises gowarc.NewRecordBuilder, which switches on
+// google/uuid's random pool each time it is called by writing a global
+// without a lock, with the reads of that global by uuid.NewString.
+var uuidMu sync.Mutex
+
+// newBuilder is a record builder and a fresh WARC-Record-ID for it.
+func newBuilder(typ gowarc.RecordType, opts []gowarc.WarcRecordOption) (gowarc.WarcRecordBuilder, string) {
+	uuidMu.Lock()
+	defer uuidMu.Unlock()
+	return gowarc.NewRecordBuilder(typ, opts...), "<urn:uuid:" + uuid.NewString() + ">"
+}
+
+// gzips are the gzip writers reused from record to record.
+var gzips = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+var marshaler = gowarc.NewMarshaler()
+
+// gzipRecord writes r to out as one gzip member.
+func gzipRecord(out io.Writer, r gowarc.WarcRecord) error {
+	gz := gzips.Get().(*gzip.Writer)
+	defer gzips.Put(gz)
+	gz.Reset(out)
+	if _, _, err := marshaler.Marshal(gz, r, 0); err != nil {
+		return err
+	}
+	return gz.Close()
+}

@@ -1,0 +1,283 @@
+// Package warc decides how polite's fetches are kept as WARC/1.1 files: one
+// warcinfo record per file, a request and a response (or a revisit) per
+// fetch, gzip per record, rotated at a size, with a CDXJ index beside them.
+//
+// The records themselves are built and serialised by
+// github.com/nlnwa/gowarc/v3; this package owns the files: naming,
+// rotation, writing a fetch's records whole or not at all, and the index.
+package warc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	gowarc "github.com/nlnwa/gowarc/v3"
+)
+
+// DefaultMaxSize is where a WARC file is closed and the next begun when
+// Options.MaxSize is zero: 1 GB, as Heritrix and wget do.
+const DefaultMaxSize = 1_000_000_000
+
+// Info is what the warcinfo record at the head of every file says about
+// the crawl that wrote it.
+type Info struct {
+	Software  string // name and version, "polite/1.4.0"
+	UserAgent string // the User-Agent sent with every request
+	Robots    string // the robots.txt policy, "obey"
+	Job       string // the job the run belongs to
+	Run       string // the run's id
+}
+
+// Options says where the files go and what they are called.
+type Options struct {
+	// Prefix starts every file name: PREFIX-SERIAL.warc.gz. polite uses
+	// JOB-RUN-TIMESTAMP so that a new run never reuses a name.
+	Prefix string
+	// MaxSize is the size on disk at which a file is closed and the next
+	// one begun; 0 means DefaultMaxSize. A file ends after the first
+	// fetch that takes it to MaxSize or beyond.
+	MaxSize int64
+	Info    Info
+	// Now stamps the warcinfo records; nil means time.Now.
+	Now func() time.Time
+}
+
+// Writer writes fetches as WARC records. It is safe for concurrent use;
+// each fetch's records are written together and in order. Open one per
+// run, call WriteExchange or WriteRevisit per fetch, and Close at the end.
+type Writer struct {
+	dir    string
+	opts   Options
+	create func(path string) (file, error)
+	rec    []gowarc.WarcRecordOption
+
+	mu     sync.Mutex
+	serial int
+	cur    *warcFile
+	closed bool
+}
+
+// file is what the Writer needs of an open WARC file; *os.File has it.
+type file interface {
+	io.Writer
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+	Sync() error
+	Close() error
+}
+
+// warcFile is the open WARC file and the index lines of its records.
+type warcFile struct {
+	f      file
+	path   string
+	name   string // base name, as the index and WARC-Filename give it
+	size   int64  // bytes on disk, all of them whole records
+	infoID string
+	index  []cdxLine
+	bw     *bufio.Writer
+	cw     countingWriter
+	// broken: a failed record could not be cut back; nothing more is
+	// written to this file.
+	broken bool
+}
+
+var prefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
+
+// Open starts a new WARC file in dir (created if missing). It never
+// appends to a file that exists: if PREFIX-00000.warc.gz is taken, the
+// serial goes on until a free name is found.
+func Open(dir string, opts Options) (*Writer, error) {
+	return open(dir, opts, createFile)
+}
+
+func createFile(path string) (file, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+func open(dir string, opts Options, create func(string) (file, error)) (*Writer, error) {
+	if !prefixRE.MatchString(opts.Prefix) {
+		return nil, fmt.Errorf("warc: prefix %q: want letters, digits, '.', '_' or '-', 1 to 200 of them", opts.Prefix)
+	}
+	if opts.MaxSize < 0 {
+		return nil, fmt.Errorf("warc: max size %d is negative", opts.MaxSize)
+	}
+	if opts.MaxSize == 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions()}
+	if err := w.startFile(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ErrClosed is returned by writes after Close.
+var ErrClosed = errors.New("warc: writer is closed")
+
+// startFile opens the next free PREFIX-SERIAL.warc.gz and writes its
+// warcinfo record.
+func (w *Writer) startFile() error {
+	for {
+		if w.serial > 99999 {
+			return fmt.Errorf("warc: %s: no free file name for prefix %s", w.dir, w.opts.Prefix)
+		}
+		name := fmt.Sprintf("%s-%05d.warc.gz", w.opts.Prefix, w.serial)
+		w.serial++
+		path := filepath.Join(w.dir, name)
+		f, err := w.create(path)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("warc: create %s: %w", path, err)
+		}
+		wf := &warcFile{f: f, path: path, name: name}
+		wf.cw.w = f
+		wf.bw = bufio.NewWriterSize(&wf.cw, 64<<10)
+		info, err := w.warcinfo(name)
+		if err == nil {
+			_, err = w.writeRecords(wf, info)
+			info.Close()
+		}
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(path) // holds no whole record
+			return err
+		}
+		wf.infoID = info.RecordId()
+		w.cur = wf
+		return nil
+	}
+}
+
+// writeRecords writes recs at the end of wf, each its own gzip member,
+// and returns each one's offset and length on disk. Either all of them
+// are written, or wf is cut back to where it was and the error returned.
+func (w *Writer) writeRecords(wf *warcFile, recs ...gowarc.WarcRecord) ([]span, error) {
+	start := wf.size
+	spans := make([]span, 0, len(recs))
+	at := start
+	err := func() error {
+		for _, r := range recs {
+			if wf.infoID != "" {
+				r.WarcHeader().SetId(gowarc.WarcWarcinfoID, wf.infoID)
+			}
+			if err := gzipRecord(wf.bw, r); err != nil {
+				return err
+			}
+			end := start + wf.cw.n + int64(wf.bw.Buffered())
+			spans = append(spans, span{offset: at, length: end - at})
+			at = end
+		}
+		return wf.bw.Flush()
+	}()
+	if err == nil {
+		wf.size = start + wf.cw.n
+		wf.cw.n = 0
+		return spans, nil
+	}
+	wf.bw.Reset(&wf.cw)
+	wf.cw.n = 0
+	if terr := cutBack(wf.f, start); terr != nil {
+		wf.broken = true
+		return nil, fmt.Errorf("warc: write %s: %w; cutting back the partial record: %w", wf.path, err, terr)
+	}
+	return nil, fmt.Errorf("warc: write %s: %w", wf.path, err)
+}
+
+// cutBack truncates f to size and puts the write position there.
+func cutBack(f file, size int64) error {
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	_, err := f.Seek(size, io.SeekStart)
+	return err
+}
+
+// span is where one record lies in its file.
+type span struct{ offset, length int64 }
+
+// countingWriter counts the bytes that reached the file.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// write writes one fetch's records into the current file, starting the
+// next file first when the current one is full, and indexes them.
+func (w *Writer) write(recs []gowarc.WarcRecord, index func(wf *warcFile, spans []span)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if w.cur != nil && w.cur.size >= w.opts.MaxSize {
+		if err := w.finishFile(); err != nil {
+			return err
+		}
+	}
+	if w.cur == nil {
+		if err := w.startFile(); err != nil {
+			return err
+		}
+	}
+	spans, err := w.writeRecords(w.cur, recs...)
+	if err != nil && w.cur.broken {
+		// Its index still lists only whole records.
+		return errors.Join(err, w.finishFile())
+	}
+	if err != nil {
+		return err
+	}
+	index(w.cur, spans)
+	return nil
+}
+
+// finishFile syncs and closes the current file, then writes its index:
+// the index is written only once every record it points at is on disk.
+func (w *Writer) finishFile() error {
+	wf := w.cur
+	w.cur = nil
+	err := wf.f.Sync()
+	if cerr := wf.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: close %s: %w", wf.path, err)
+	}
+	return writeIndex(indexPath(wf.path), wf.index)
+}
+
+// Close finishes the current file and its index. Writes after Close
+// return ErrClosed; a second Close does nothing.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.cur == nil {
+		return nil
+	}
+	return w.finishFile()
+}
