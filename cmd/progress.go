@@ -49,9 +49,16 @@ func (p *progress) update(s crawl.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.draw(s)
+}
+
+// draw shows s; the caller holds p.mu. The total never shrinks: a URL
+// known once stays counted, whether it was done or left for another run.
+func (p *progress) draw(s crawl.Progress) {
+	s.Total = max(s.Total, s.Done, p.last.Total)
 	p.last = s
 	desc, width := p.layout(s)
-	total := int64(max(s.Total, s.Done, 1))
+	total := int64(max(s.Total, 1))
 	if p.bar == nil {
 		p.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(p.w),
@@ -59,7 +66,6 @@ func (p *progress) update(s crawl.Progress) {
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowDescriptionAtLineEnd(),
 			progressbar.OptionSetPredictTime(false),
-			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetTheme(progressbar.Theme{Saucer: "#", SaucerPadding: "-", BarStart: "[", BarEnd: "]"}),
 		)
 	} else if total != p.bar.GetMax64() {
@@ -96,15 +102,33 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 	return short, max(cols-9-len(short), 5)
 }
 
-// finish takes the bar off the screen.
-func (p *progress) finish() {
+// finish draws the run's final counts from its report and leaves that
+// last frame on its own line, above the summary.
+func (p *progress) finish(rep *crawl.Report) {
+	if !p.on {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if rep != nil {
+		t := rep.Totals
+		final := p.last
+		final.Done = t.Done + t.NotModified + t.Excluded + t.Dead
+		final.Total = max(final.Done+t.Waiting, final.Done)
+		final.Requests, final.Throttled = t.Requests, t.Throttled
+		final.HostsActive, final.HostsBackingOff = 0, 0
+		if rep.DurationS > 0 {
+			final.Rate = float64(t.Requests) / rep.DurationS
+			final.Elapsed = time.Duration(rep.DurationS * float64(time.Second))
+		}
+		p.last = crawl.Progress{} // the final counts are the truth, larger or not
+		p.draw(final)
+	}
 	if p.bar == nil {
 		return
 	}
-	p.bar.Clear()
 	p.bar.Exit()
+	fmt.Fprintln(p.w)
 	p.shown = false
 }
 

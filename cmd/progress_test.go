@@ -91,7 +91,7 @@ func TestLogLinesAboveBar(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	p.finish()
+	p.finish(nil)
 
 	seen := map[string]bool{}
 	lines := strings.Split(out.String(), "\n")
