@@ -31,17 +31,6 @@ type crawlOptions struct {
 	source seedSource
 }
 
-// crawlExitCodes is the exit code table of polite crawl's help.
-const crawlExitCodes = `  0    every URL fetched, unchanged (304) or excluded by the site's own rules;
-       URLs left queued by a budget or time limit are not a failure
-  1    some URLs failed for good (dead), or the output could not be written
-  2    usage or input error: an unknown flag or command, a bad flag value,
-       no seed argument, an argument that is neither file, - nor URL,
-       an unreadable seed file, no valid seed
-  3    another crawl holds the database
-  129  ended by SIGHUP, 130 by SIGINT, 141 by SIGPIPE, 143 by SIGTERM,
-       after saving state and the run's end`
-
 func newCrawlCmd(io IO, g *globals) *cobra.Command {
 	opts := &crawlOptions{Config: crawl.DefaultConfig(), Now: time.Now, Getenv: os.Getenv}
 	cmd := &cobra.Command{
@@ -70,7 +59,6 @@ go to stderr.`,
   polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
 		Args:        cobra.MinimumNArgs(1),
-		Annotations: map[string]string{exitCodesKey: crawlExitCodes},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			return runCrawl(cmd.Context(), io, g, opts)

@@ -58,7 +58,7 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 		"max-attempts", "retry-base", "retry-ratio")
 
 	f.IntVar(&c.Depth, "depth", 0, "follow links this many levels from the seeds (0: seeds only)")
-	f.StringVar((*string)(&c.Scope), "scope", string(c.Scope), "links followed: host, domain or any")
+	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
 	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
 	groupFlags(f, "Links and scope", "depth", "scope", "allow-private")
 
@@ -75,6 +75,7 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "timeout",
 		"connect-timeout", "header-timeout")
 
-	f.StringVar(&o.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal and text logs), always or never")
+	o.Progress = "auto"
+	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")
 	groupFlags(f, "Progress and logs", "progress")
 }

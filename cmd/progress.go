@@ -24,6 +24,7 @@ type progress struct {
 	bar   *progressbar.ProgressBar // nil until the first snapshot
 	shown bool                     // the bar is on the screen
 	last  crawl.Progress
+	ended bool // the run is over: the frame shows its final counts
 }
 
 // newProgress returns a progress display writing to w; with on false it
@@ -86,6 +87,9 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 	} else if s.Total > 0 && s.Done >= s.Total {
 		eta = "finishing"
 	}
+	if p.ended {
+		eta = "took " + crawl.HumanDuration(s.Elapsed.Seconds())
+	}
 	long := fmt.Sprintf("%d/%d URLs, %.1f req/s, %d %s active, %d backing off, %d x 429/503, %s",
 		s.Done, s.Total, s.Rate, s.HostsActive, plural(s.HostsActive, "host", "hosts"), s.HostsBackingOff, s.Throttled, eta)
 	cols := p.cols()
@@ -122,6 +126,7 @@ func (p *progress) finish(rep *crawl.Report) {
 			final.Elapsed = time.Duration(rep.DurationS * float64(time.Second))
 		}
 		p.last = crawl.Progress{} // the final counts are the truth, larger or not
+		p.ended = true
 		p.draw(final)
 	}
 	if p.bar == nil {

@@ -79,10 +79,7 @@ normalises it; then one field per line, the name padded to 14 columns:
     sitemap       https://news.example/sitemap-news.xml
 
 "none" marks a field that does not apply; there is a sitemap line per
-Sitemap of the file. --json prints {"agent", "results": [...]} instead.
-
-Exit codes: 0 every URL allowed, 1 some URL disallowed, 2 an error (bad flag
-or URL, unreadable file, database trouble).`,
+Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 		Example: `  polite robots check https://example.org/some/page
   polite robots check --agent archiver https://example.org/a https://example.org/b
   polite robots check --file testdata/robots/news.txt https://news.example/search?q=go

@@ -127,17 +127,15 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion().line(),
-		Annotations: map[string]string{
-			exitCodesKey: "  each command's help lists its own; 2 is always a usage error",
-		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetUsageFunc(usage)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log a line per request")
-	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "no progress bar, warnings and errors only")
-	pf.StringVar(&g.LogFormat, "log-format", "text", "log format on stderr: text or json")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "quiet for cron: no progress bar, no summary when the run ends 0; warnings and errors only")
+	g.LogFormat = "text"
+	pf.Var(newEnumValue(&g.LogFormat, "text", "json"), "log-format", "log format on stderr: text or json")
 	root.AddCommand(
 		newCrawlCmd(io, g),
 		newStatusCmd(io, g),

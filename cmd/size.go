@@ -123,3 +123,32 @@ func (v *durationValue) rangeText() string {
 	}
 	return fmt.Sprintf("between %s and %s", shortDuration(v.min), shortDuration(v.max))
 }
+
+// enumValue is a --flag that takes one of a few words.
+type enumValue struct {
+	p    *string
+	vals []string
+}
+
+func newEnumValue(p *string, vals ...string) *enumValue { return &enumValue{p, vals} }
+
+func (v *enumValue) String() string { return *v.p }
+func (v *enumValue) Type() string   { return "string" }
+
+func (v *enumValue) Set(s string) error {
+	for _, ok := range v.vals {
+		if s == ok {
+			*v.p = s
+			return nil
+		}
+	}
+	return fmt.Errorf("must be %s", orList(v.vals))
+}
+
+// orList is "a, b or c".
+func orList(vals []string) string {
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return strings.Join(vals[:len(vals)-1], ", ") + " or " + vals[len(vals)-1]
+}

@@ -18,6 +18,7 @@ func strictUsage(root *cobra.Command, args []string) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd(args...)
 	root.SetFlagErrorFunc(flagError)
+	documentExitCodes(root)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.HasSubCommands() && !c.Runnable() {

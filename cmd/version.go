@@ -76,9 +76,6 @@ recorded one) and the Go version, on one line; polite --version prints the
 same line. --json prints them as a JSON object.`,
 		Example: "  polite version\n  polite version --json | jq -r .commit",
 		Args:    cobra.NoArgs,
-		Annotations: map[string]string{
-			exitCodesKey: "  0 printed; 2 usage error",
-		},
 		RunE: func(*cobra.Command, []string) error {
 			v := buildVersion()
 			if asJSON {
