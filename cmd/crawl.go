@@ -58,7 +58,7 @@ go to stderr.`,
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
   polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
-		Args:        cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			return runCrawl(cmd.Context(), io, g, opts)
