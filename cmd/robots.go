@@ -100,9 +100,9 @@ Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 	f.StringVar(&opts.File, "file", "", "read robots.txt from this file (- for stdin) instead of the URL's host")
 	f.StringVar(&opts.Agent, "agent", "", `product token matched against User-agent lines (default: from --user-agent, "polite")`)
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
-	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+URL)")`)
-	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "whole-request deadline of a robots.txt fetch")
-	f.DurationVar(&opts.RobotsTTL, "robots-ttl", opts.RobotsTTL, "how long a fetched robots.txt is cached")
+	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+CONTACT)", as crawl's)`)
+	f.Var(&durationValue{p: &opts.Timeout, max: day, positive: true}, "timeout", "whole-request deadline of a robots.txt fetch")
+	f.Var(&durationValue{p: &opts.RobotsTTL, max: 30 * day}, "robots-ttl", "how long a fetched robots.txt is cached")
 	return cmd
 }
 
@@ -161,7 +161,12 @@ type requestRate struct {
 func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOptions) error {
 	ua := opts.UserAgent
 	if ua == "" {
-		ua = fmt.Sprintf("polite/%s (+%s)", Version, ProjectURL)
+		// The crawl's contact, with no warning: robots check asks for one file.
+		contact, _, err := resolveContact("", os.Getenv)
+		if err != nil {
+			return err
+		}
+		ua = fmt.Sprintf("polite/%s (+%s)", Version, contact)
 	}
 	agent := opts.Agent
 	if agent == "" {
