@@ -74,3 +74,13 @@ func checkContact(c, from string) (string, string, error) {
 	}
 	return c, from, nil
 }
+
+// defaultUserAgent is "polite/VERSION (+CONTACT)" with the contact set in
+// the environment or the contact file, without a warning when none is.
+func defaultUserAgent(getenv func(string) string) (string, error) {
+	contact, _, err := resolveContact("", getenv)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("polite/%s (+%s)", Version, contact), nil
+}

@@ -161,12 +161,10 @@ type requestRate struct {
 func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOptions) error {
 	ua := opts.UserAgent
 	if ua == "" {
-		// The crawl's contact, with no warning: robots check asks for one file.
-		contact, _, err := resolveContact("", os.Getenv)
-		if err != nil {
+		var err error
+		if ua, err = defaultUserAgent(os.Getenv); err != nil {
 			return err
 		}
-		ua = fmt.Sprintf("polite/%s (+%s)", Version, contact)
 	}
 	agent := opts.Agent
 	if agent == "" {
