@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -201,7 +203,8 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	rep, err := crawl.Run(ctx, db, cfg)
 	bar.finish(rep)
 	if rep != nil && !(g.Quiet && err == nil && rep.ExitCode == 0) {
-		if werr := rep.WriteText(io.Out); werr != nil && err == nil {
+		// A reader that went away (polite crawl ... | head -1) is no failure.
+		if werr := rep.WriteText(io.Out); werr != nil && err == nil && !errors.Is(werr, syscall.EPIPE) {
 			err = werr
 		}
 	}

@@ -103,6 +103,10 @@ Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+CONTACT)", as crawl's)`)
 	f.Var(&durationValue{p: &opts.Timeout, max: day, positive: true}, "timeout", "whole-request deadline of a robots.txt fetch")
 	f.Var(&durationValue{p: &opts.RobotsTTL, max: 30 * day}, "robots-ttl", "how long a fetched robots.txt is cached")
+	f.SortFlags = false
+	groupFlags(f, "Rules", "file", "agent")
+	groupFlags(f, "Output", "json")
+	groupFlags(f, "Fetching robots.txt", "user-agent", "timeout", "robots-ttl")
 	return cmd
 }
 
