@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -187,6 +189,39 @@ func TestCompletionScripts(t *testing.T) {
 			code, out, errOut := runMain(t, "completion", shell)
 			if code != 0 || !strings.Contains(out, "__complete") {
 				t.Errorf("completion %s: exit %d, stderr %q; want a script that calls polite __complete", shell, code, errOut)
+			}
+		})
+	}
+}
+
+// Every command's help ends with its exit codes, 2 among them.
+func TestEveryCommandDocumentsItsExitCodes(t *testing.T) {
+	root, _ := newRootCmd(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	strictUsage(root, nil)
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string{}, path...), sub.Name()))
+		}
+	}
+	walk(root, nil)
+	if len(paths) < 10 {
+		t.Fatalf("only %d commands found: %v", len(paths), paths)
+	}
+	for _, p := range paths {
+		t.Run(strings.Join(append([]string{"polite"}, p...), " "), func(t *testing.T) {
+			code, out, errOut := runMain(t, append(p, "--help")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			_, codes, ok := strings.Cut(out, "\nExit codes:\n")
+			if !ok || !strings.Contains(codes, "  2 ") {
+				t.Errorf("help has no exit codes with 2 among them:\n%s", out)
 			}
 		})
 	}
