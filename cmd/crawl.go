@@ -89,7 +89,8 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 			return c, err
 		}
 		if from == "" {
-			log.Warn("no contact set: the User-Agent names polite's project page, not you; set POLITE_CONTACT or write your page or mail address to $XDG_CONFIG_HOME/polite/contact (see polite crawl --help)", "contact", contact)
+			log.Warn("no contact set: the User-Agent names polite's project, not you", "contact", contact,
+				"fix", "set POLITE_CONTACT, or write your page or mail address to "+contactPath(o.Getenv))
 		}
 		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, contact)
 	}
