@@ -1,7 +1,8 @@
 # polite: build, test, bench, demo, lint.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/polite-crawler/polite/cmd.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -s -w -X github.com/polite-crawler/polite/cmd.Version=$(VERSION) -X github.com/polite-crawler/polite/cmd.Commit=$(COMMIT)
 DEMO    := demo
 
 .PHONY: all build test bench fuzz demo lint clean

@@ -33,7 +33,7 @@ func start(t *testing.T, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(polite, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	p.cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir())
+	p.cmd.Env = testEnv(t)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start polite: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	seedFile := writeFile(t, "nightly.txt", seeds.String())
 	dir := t.TempDir()
 	dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-	args := append([]string{"crawl", "--db", dbPath, "--out", out, seedFile}, fast...)
+	args := append([]string{"crawl", "--db", dbPath, "--out", out, "--job", "nightly", seedFile}, fast...)
 	sum := func() int {
 		n := 0
 		for _, ta := range tallies {
@@ -315,7 +315,7 @@ func TestCLISignalsSaveStateAndExit(t *testing.T) {
 			seedFile := writeFile(t, "sig.txt", seeds.String())
 			dir := t.TempDir()
 			dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-			args := append([]string{"crawl", "--db", dbPath, "--out", out, "--floor-host",
+			args := append([]string{"crawl", "--db", dbPath, "--out", out, "--job", "sig", "--floor-host",
 				srv.Listener.Addr().String() + "=30ms", seedFile}, fast...)
 
 			p := start(t, args...)
@@ -383,7 +383,7 @@ func TestCLIStatusOfAJob(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "polite.db")
 	seeds := writeFile(t, "docs.txt", fmt.Sprintf("%s/ok\n%s/status/404\n%s/status/410\n%s/private/x\n", srv.URL, srv.URL, srv.URL, srv.URL))
-	r := run(t, "", append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "out"), seeds}, fast...)...)
+	r := run(t, "", append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "out"), "--job", "docs", seeds}, fast...)...)
 	if r.code != 1 {
 		t.Fatalf("crawl exit %d, want 1 (dead URLs)\n%s", r.code, r.stderr)
 	}

@@ -48,11 +48,22 @@ type result struct {
 
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return runIn(t, stdin, testEnv(t), args...)
+}
+
+// runEnv runs polite with env added to the test environment.
+func runEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return runIn(t, "", testEnv(t, env...), args...)
+}
+
+func runIn(t *testing.T, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(polite, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = env
 	err := cmd.Run()
 	code := 0
 	var ee *exec.ExitError
@@ -62,6 +73,13 @@ func run(t *testing.T, stdin string, args ...string) result {
 		t.Fatalf("run polite %v: %v", args, err)
 	}
 	return result{code, out.String(), errOut.String()}
+}
+
+// testEnv is the environment of the binary under test: its own state and
+// config folders, and a contact, so that no run warns about a missing one.
+func testEnv(t *testing.T, extra ...string) []string {
+	return append(append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(),
+		"POLITE_CONTACT=mailto:tests@example.org"), extra...)
 }
 
 func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
@@ -388,7 +406,7 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 	seedFile := writeFile(t, "killed.txt", seeds.String())
 	dir := t.TempDir()
 	dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-	args := append([]string{"crawl", "--db", dbPath, "--out", out, "--concurrency", "4", seedFile}, fast...)
+	args := append([]string{"crawl", "--db", dbPath, "--out", out, "--concurrency", "4", "--job", "killed", seedFile}, fast...)
 	requests := func() int {
 		n := 0
 		for _, o := range origins {
@@ -535,13 +553,13 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 			big := "/big/12000000"
 			seedFile := writeFile(t, "w.txt", srv.URL+"/small\n"+srv.URL+big+" -1\n")
 			outFlag := tt.prepare(t, filepath.Join(dir, "out"))
-			args := append([]string{"crawl", "--db", dbPath, "--out", outFlag, "--max-body", "20000000", seedFile}, fast...)
+			args := append([]string{"crawl", "--db", dbPath, "--out", outFlag, "--max-body", "20000000", "--job", "w", seedFile}, fast...)
 			var r result
 			if tt.limit {
 				cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 8192 && exec "$0" "$@"`, polite}, args...)...)
 				var out, errOut bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &out, &errOut
-				cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir())
+				cmd.Env = testEnv(t)
 				err := cmd.Run()
 				r = result{0, out.String(), errOut.String()}
 				var ee *exec.ExitError
@@ -608,8 +626,8 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 		want     []int // acceptable exit codes
 		inStderr string
 	}{
-		{"negative timeout", crawl("--timeout", "-1s", good), []int{2}, "timeouts must be positive"},
-		{"zero connect timeout", crawl("--connect-timeout", "0", good), []int{2}, "timeouts must be positive"},
+		{"negative timeout", crawl("--timeout", "-1s", good), []int{2}, `"--timeout" flag: must be above 0`},
+		{"zero connect timeout", crawl("--connect-timeout", "0", good), []int{2}, `"--connect-timeout" flag: must be above 0`},
 		{"negative half-life", crawl("--half-life", "-10m", good), []int{2}, "--half-life"},
 		{"negative start", crawl("--start", "-1s", good), []int{2}, "--start"},
 		{"negative decrease", crawl("--decrease", "-1s", good), []int{2}, "--decrease"},
@@ -627,7 +645,7 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 		{"negative depth", crawl("--depth", "-1", good), []int{2}, "--depth"},
 		{"negative refresh", crawl("--refresh", "-1h", good), []int{2}, "--refresh"},
 		{"negative budget", crawl("--max-requests", "-1", good), []int{2}, "budgets"},
-		{"negative max-duration", crawl("--max-duration", "-1s", good), []int{2}, "budgets"},
+		{"negative max-duration", crawl("--max-duration", "-1s", good), []int{2}, `"--max-duration" flag: must be between 0s and 8760h`},
 		{"negative max-crawl-delay", crawl("--max-crawl-delay", "-1s", good), []int{2}, "--max-crawl-delay"},
 		{"negative robots-ttl", crawl("--robots-ttl", "-1s", good), []int{2}, "--robots-ttl"},
 		{"duration that is no duration", crawl("--timeout", "soon", good), []int{2}, "--timeout"},

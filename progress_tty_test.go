@@ -53,7 +53,7 @@ func TestCLIProgressBarOnlyOnATerminal(t *testing.T) {
 			} else {
 				cmd = exec.Command("sh", "-c", tt.shell)
 			}
-			cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm")
+			cmd.Env = testEnv(t, "TERM=xterm")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
@@ -66,8 +66,12 @@ func TestCLIProgressBarOnlyOnATerminal(t *testing.T) {
 			if got := strings.Contains(all, "URLs,"); got != tt.wantBar {
 				t.Errorf("progress bar drawn: %v, want %v; output:\n%q", got, tt.wantBar, all)
 			}
-			if !strings.Contains(all, "3 done") {
-				t.Errorf("no summary in the output:\n%q", all)
+			// --quiet prints no summary for a run that ends 0.
+			if got, want := strings.Contains(all, "3 done"), !strings.Contains(tt.shell, "--quiet"); got != want {
+				t.Errorf("summary in the output: %v, want %v\n%q", got, want, all)
+			}
+			if tt.wantBar && !strings.Contains(all, "3/3 URLs") {
+				t.Errorf("the bar's last frame does not show 3/3 URLs:\n%q", all)
 			}
 		})
 	}

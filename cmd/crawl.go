@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,9 +16,9 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 )
 
-// crawlOptions are the flags of polite crawl.
+// crawlOptions are the flags and arguments of polite crawl.
 type crawlOptions struct {
-	Seeds           string
+	Args            []string // seed file, - or URLs
 	Strict          bool
 	Job             string
 	Contact         string
@@ -24,103 +26,76 @@ type crawlOptions struct {
 	SlowDownPattern string
 	Progress        string
 	Config          crawl.Config
+
+	Now    func() time.Time    // names the jobs of stdin and URL arguments
+	Getenv func(string) string // POLITE_CONTACT, XDG_CONFIG_HOME, HOME
+
+	source seedSource
 }
 
 func newCrawlCmd(io IO, g *globals) *cobra.Command {
-	opts := &crawlOptions{Config: crawl.DefaultConfig()}
-	c := &opts.Config
+	opts := &crawlOptions{Config: crawl.DefaultConfig(), Now: time.Now, Getenv: os.Getenv}
 	cmd := &cobra.Command{
-		Use:   "crawl SEEDS",
-		Short: "Fetch the URLs of a seed file, politely",
-		Long: `Fetch the URLs of a seed file (- for stdin): one URL per line, an optional
-integer priority after it (higher first), blank lines and # comments ignored.
+		Use:   "crawl SEEDS | - | URL...",
+		Short: "Fetch the URLs of a seed file, stdin or the command line, politely",
+		Long: `Fetch the URLs of a seed file, of stdin (-) or given as arguments (one or
+more http or https URLs). A seed file has one URL per line, an optional
+integer priority after it (higher first), blank lines and # comments
+ignored. An argument that is no file but an http(s) URL is taken as a URL.
+
+Without --job the job is the seed file's absolute path, so two seeds.txt in
+two folders never share a frontier; stdin and URL arguments are a job of
+their own each run (stdin@TIME, args@TIME): give --job to resume them.
 
 Every host is paced by a controller that starts at --start, speeds up while
 the host answers well, backs off on 429, 503 and rising latency, obeys
 Retry-After, robots.txt Crawl-delay and Request-rate and RateLimit headers,
 and remembers what it learned in the database for the next run.
 
-Exit codes: 0 every URL fetched, unchanged or excluded by the site's rules
-(URLs left waiting by a budget are not a failure); 1 some URLs failed for
-good; 2 usage or input error; 3 another crawl holds the database;
-130/143 interrupted by SIGINT/SIGTERM after saving state.`,
+Sizes take units: 10MB (10^6 bytes), 512KiB, 2GiB (2^30), or plain bytes.
+With -q nothing is printed when the run ends 0; warnings and errors still
+go to stderr.`,
 		Example: `  polite crawl seeds.txt
+  polite crawl https://example.org/ https://example.org/about
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
-  polite crawl --floor-host api.example.org=5s --max-per-host 1000 seeds.txt
+  polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Seeds = args[0]
+			opts.Args = args
 			return runCrawl(cmd.Context(), io, g, opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Job, "job", "", "job name (default: the seed file's base name)")
-	f.BoolVar(&opts.Strict, "strict", false, "refuse the whole seed file if any line is bad")
-	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "folder for bodies, manifest.jsonl and the reports")
-	f.StringVar(&c.UserAgent, "user-agent", "", "User-Agent to send (default \"polite/VERSION (+CONTACT)\")")
-	f.StringVar(&opts.Contact, "contact", ProjectURL, "URL or address named in the default User-Agent")
-	f.StringVar(&c.RobotsAgent, "robots-agent", "", "product token for robots.txt groups (default: from the User-Agent)")
-	f.IntVar(&c.Concurrency, "concurrency", c.Concurrency, "requests in flight at once, all hosts together")
-	f.IntVar(&c.PerHost, "per-host", c.PerHost, "requests in flight at once per host")
-	f.DurationVar(&c.Pace.Floor, "floor", c.Pace.Floor, "shortest delay between requests to a host")
-	f.DurationVar(&c.Pace.Start, "start", c.Pace.Start, "delay for a host never seen")
-	f.DurationVar(&c.Pace.Ceiling, "ceiling", c.Pace.Ceiling, "longest delay between requests to a host")
-	f.DurationVar(&c.Pace.Decrease, "decrease", c.Pace.Decrease, "delay taken off per success")
-	f.Float64Var(&c.Pace.Multiplier, "multiplier", c.Pace.Multiplier, "delay multiplied by this on 429/503")
-	f.DurationVar(&c.Pace.HalfLife, "half-life", c.Pace.HalfLife, "half-life of a stored delay between runs")
-	f.DurationVar(&c.Pace.MaxRetryAfter, "max-retry-after", c.Pace.MaxRetryAfter, "a longer Retry-After leaves the host for the next run")
-	f.StringArrayVar(&opts.FloorHosts, "floor-host", nil, "per-host floor, HOST=DURATION (repeatable)")
-	f.DurationVar(&c.MaxCrawlDelay, "max-crawl-delay", c.MaxCrawlDelay, "skip hosts whose robots.txt Crawl-delay is longer")
-	f.DurationVar(&c.RobotsTTL, "robots-ttl", c.RobotsTTL, "how long a fetched robots.txt is used")
-	f.Int64Var(&c.MaxBody, "max-body", c.MaxBody, "largest body kept, in bytes, after decoding")
-	f.DurationVar(&c.Timeout, "timeout", c.Timeout, "whole-request deadline")
-	f.DurationVar(&c.ConnectTimeout, "connect-timeout", c.ConnectTimeout, "connect (and TLS handshake) deadline")
-	f.DurationVar(&c.HeaderTimeout, "header-timeout", c.HeaderTimeout, "deadline for the response headers")
-	f.IntVar(&c.MaxRequests, "max-requests", 0, "stop after this many requests (0: no limit)")
-	f.IntVar(&c.MaxPerHost, "max-per-host", 0, "at most this many requests per host (0: no limit)")
-	f.DurationVar(&c.MaxDuration, "max-duration", 0, "hard stop after this long; the rest stays queued (0: no limit)")
-	f.Int64Var(&c.MaxBytes, "max-bytes", 0, "stop after this many body bytes (0: no limit)")
-	f.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts before a URL is dead")
-	f.IntVar(&c.RetryBase, "retry-base", c.RetryBase, "retries always allowed in a run")
-	f.Float64Var(&c.RetryRatio, "retry-ratio", c.RetryRatio, "retries allowed per success, on top of --retry-base")
-	f.DurationVar(&c.Refresh, "refresh", 0, "skip URLs fetched within this long (0: re-check all, conditionally)")
-	f.IntVar(&c.Depth, "depth", 0, "follow links this many levels from the seeds")
-	f.StringVar((*string)(&c.Scope), "scope", string(c.Scope), "links followed: host, domain or any")
-	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
-	f.StringVar(&opts.SlowDownPattern, "slow-down-pattern", "", "regexp: a 200 body matching it counts as a request to slow down")
-	f.StringVar(&opts.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always or never")
+	crawlFlags(cmd.Flags(), opts)
 	return cmd
 }
 
-// config completes the crawl configuration from the options.
-func (o *crawlOptions) config() (crawl.Config, error) {
+// config completes the crawl configuration from the options; log gets the
+// warning about a missing contact.
+func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	c := o.Config
-	if c.UserAgent == "" {
-		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, o.Contact)
+	src, err := parseSeedArgs(o.Args)
+	if err != nil {
+		return c, err
 	}
+	o.source = src
 	c.Job = o.Job
 	if c.Job == "" {
-		c.Job = strings.TrimSuffix(filepath.Base(o.Seeds), filepath.Ext(o.Seeds))
-		if o.Seeds == "-" {
-			c.Job = "stdin"
-		}
+		c.Job = src.job(o.Now())
 	}
-	c.FloorHosts = map[string]time.Duration{}
-	for _, fh := range o.FloorHosts {
-		host, dur, ok := strings.Cut(fh, "=")
-		d, err := time.ParseDuration(strings.TrimSpace(dur))
-		if !ok || strings.TrimSpace(host) == "" || err != nil {
-			return c, fmt.Errorf("%w: --floor-host %q: want HOST=DURATION, e.g. example.org=3s", errUsage, fh)
-		}
-		if d < 0 {
-			return c, fmt.Errorf("%w: --floor-host %q: negative duration", errUsage, fh)
-		}
-		key, err := crawl.HostKey(host)
+	if c.UserAgent == "" {
+		contact, from, err := resolveContact(o.Contact, o.Getenv)
 		if err != nil {
-			return c, fmt.Errorf("%w: --floor-host %q: %v", errUsage, fh, err)
+			return c, err
 		}
-		c.FloorHosts[key] = d
+		if from == "" {
+			log.Warn("no contact set: the User-Agent names polite's project, not you", "contact", contact,
+				"fix", "set POLITE_CONTACT, or write your page or mail address to "+contactPath(o.Getenv))
+		}
+		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, contact)
+	}
+	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
+		return c, err
 	}
 	re, err := crawl.CompileSlowDown(o.SlowDownPattern)
 	if err != nil {
@@ -135,6 +110,27 @@ func (o *crawlOptions) config() (crawl.Config, error) {
 	return c, c.Validate()
 }
 
+// parseFloorHosts reads the --floor-host HOST=DURATION flags.
+func parseFloorHosts(fhs []string) (map[string]time.Duration, error) {
+	m := map[string]time.Duration{}
+	for _, fh := range fhs {
+		host, dur, ok := strings.Cut(fh, "=")
+		d, err := time.ParseDuration(strings.TrimSpace(dur))
+		if !ok || strings.TrimSpace(host) == "" || err != nil {
+			return nil, fmt.Errorf("%w: --floor-host %q: want HOST=DURATION, e.g. example.org=3s", errUsage, fh)
+		}
+		if d < 0 || d > time.Hour {
+			return nil, fmt.Errorf("%w: --floor-host %q: the delay must be between 0s and 1h", errUsage, fh)
+		}
+		key, err := crawl.HostKey(host)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --floor-host %q: %v", errUsage, fh, err)
+		}
+		m[key] = d
+	}
+	return m, nil
+}
+
 // readSeedsOrStop reads the seeds, giving up when ctx ends first: a
 // signal while stdin is still open ends polite at once, before any run
 // is recorded.
@@ -146,7 +142,7 @@ func (o *crawlOptions) readSeedsOrStop(ctx context.Context, in io.Reader) ([]cra
 	}
 	done := make(chan read, 1)
 	go func() {
-		s, r, err := o.readSeeds(in)
+		s, r, err := o.source.read(in, o.Strict)
 		done <- read{s, r, err}
 	}()
 	select {
@@ -157,48 +153,44 @@ func (o *crawlOptions) readSeedsOrStop(ctx context.Context, in io.Reader) ([]cra
 	}
 }
 
-// readSeeds reads the seed file or stdin.
-func (o *crawlOptions) readSeeds(in io.Reader) ([]crawl.Seed, []crawl.Rejected, error) {
-	name := o.Seeds
-	if name == "-" {
-		return crawl.ReadSeeds("stdin", in, o.Strict)
+// maxRejectedShown is how many skipped seed lines stderr lists; the
+// report has them all.
+const maxRejectedShown = 5
+
+// logRejected warns about skipped seed lines, the first few one by one.
+func logRejected(log *slog.Logger, rejected []crawl.Rejected) {
+	for i, r := range rejected {
+		if i == maxRejectedShown {
+			log.Warn(fmt.Sprintf("... and %d more seed lines skipped (the report lists them all)", len(rejected)-i),
+				"more", len(rejected)-i)
+			return
+		}
+		log.Warn("seed line skipped", "seed", r.String(), "file", r.File, "line", r.Line, "reason", r.Reason)
 	}
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: seed file: %v", errUsage, err)
-	}
-	if fi.IsDir() {
-		return nil, nil, fmt.Errorf("%w: seed file %s is a folder", errUsage, name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: seed file: %v", errUsage, err)
-	}
-	defer f.Close()
-	return crawl.ReadSeeds(name, f, o.Strict)
 }
 
 func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	seeds, rejected, err := o.readSeedsOrStop(ctx, io.In)
-	for _, r := range rejected {
-		fmt.Fprintf(io.ErrOut, "polite: skipped %s\n", r)
-	}
-	if err != nil {
-		return err
-	}
-	cfg.Seeds, cfg.Rejected = seeds, rejected
-
-	// --quiet wins over --progress always; log lines go above the bar.
-	showBar := !g.Quiet && (o.Progress == "always" || (o.Progress == "auto" && io.IsTTY != nil && io.IsTTY()))
+	// --quiet wins over --progress always; log lines go above the bar;
+	// JSON logs keep stderr for JSON alone unless --progress always.
+	tty := io.IsTTY != nil && io.IsTTY()
+	showBar := !g.Quiet && (o.Progress == "always" || (o.Progress == "auto" && tty && g.LogFormat != "json"))
 	bar := newProgress(io.ErrOut, showBar)
 	logger, err := g.logger(bar.logWriter(), false)
 	if err != nil {
 		return err
 	}
+	signalLog.Store(logger)
+	defer signalLog.Store(nil)
+	cfg, err := o.config(logger)
+	if err != nil {
+		return err
+	}
+	seeds, rejected, err := o.readSeedsOrStop(ctx, io.In)
+	logRejected(logger, rejected)
+	if err != nil {
+		return err
+	}
+	cfg.Seeds, cfg.Rejected = seeds, rejected
 	cfg.Logger = logger
 	if showBar {
 		cfg.Progress = bar.update
@@ -210,9 +202,10 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	defer db.Close()
 
 	rep, err := crawl.Run(ctx, db, cfg)
-	bar.finish()
-	if rep != nil {
-		if werr := rep.WriteText(io.Out); werr != nil && err == nil {
+	bar.finish(rep)
+	if rep != nil && !(g.Quiet && err == nil && rep.ExitCode == 0) {
+		// A reader that went away (polite crawl ... | head -1) is no failure.
+		if werr := rep.WriteText(io.Out); werr != nil && err == nil && !errors.Is(werr, syscall.EPIPE) {
 			err = werr
 		}
 	}

@@ -24,6 +24,7 @@ type progress struct {
 	bar   *progressbar.ProgressBar // nil until the first snapshot
 	shown bool                     // the bar is on the screen
 	last  crawl.Progress
+	ended bool // the run is over: the frame shows its final counts
 }
 
 // newProgress returns a progress display writing to w; with on false it
@@ -49,9 +50,16 @@ func (p *progress) update(s crawl.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.draw(s)
+}
+
+// draw shows s; the caller holds p.mu. The total never shrinks: a URL
+// known once stays counted, whether it was done or left for another run.
+func (p *progress) draw(s crawl.Progress) {
+	s.Total = max(s.Total, s.Done, p.last.Total)
 	p.last = s
 	desc, width := p.layout(s)
-	total := int64(max(s.Total, s.Done, 1))
+	total := int64(max(s.Total, 1))
 	if p.bar == nil {
 		p.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(p.w),
@@ -59,7 +67,6 @@ func (p *progress) update(s crawl.Progress) {
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowDescriptionAtLineEnd(),
 			progressbar.OptionSetPredictTime(false),
-			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetTheme(progressbar.Theme{Saucer: "#", SaucerPadding: "-", BarStart: "[", BarEnd: "]"}),
 		)
 	} else if total != p.bar.GetMax64() {
@@ -80,6 +87,9 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 	} else if s.Total > 0 && s.Done >= s.Total {
 		eta = "finishing"
 	}
+	if p.ended {
+		eta = "took " + crawl.HumanDuration(s.Elapsed.Seconds())
+	}
 	long := fmt.Sprintf("%d/%d URLs, %.1f req/s, %d %s active, %d backing off, %d x 429/503, %s",
 		s.Done, s.Total, s.Rate, s.HostsActive, plural(s.HostsActive, "host", "hosts"), s.HostsBackingOff, s.Throttled, eta)
 	cols := p.cols()
@@ -96,15 +106,34 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 	return short, max(cols-9-len(short), 5)
 }
 
-// finish takes the bar off the screen.
-func (p *progress) finish() {
+// finish draws the run's final counts from its report and leaves that
+// last frame on its own line, above the summary.
+func (p *progress) finish(rep *crawl.Report) {
+	if !p.on {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if rep != nil {
+		t := rep.Totals
+		final := p.last
+		final.Done = t.Done + t.NotModified + t.Excluded + t.Dead
+		final.Total = max(final.Done+t.Waiting, final.Done)
+		final.Requests, final.Throttled = t.Requests, t.Throttled
+		final.HostsActive, final.HostsBackingOff = 0, 0
+		if rep.DurationS > 0 {
+			final.Rate = float64(t.Requests) / rep.DurationS
+			final.Elapsed = time.Duration(rep.DurationS * float64(time.Second))
+		}
+		p.last = crawl.Progress{} // the final counts are the truth, larger or not
+		p.ended = true
+		p.draw(final)
+	}
 	if p.bar == nil {
 		return
 	}
-	p.bar.Clear()
 	p.bar.Exit()
+	fmt.Fprintln(p.w)
 	p.shown = false
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,11 +92,14 @@ func TestLogLinesAboveBar(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	p.finish()
+	p.finish(&crawl.Report{DurationS: 10, Totals: crawl.Totals{Requests: 50, Done: 47, NotModified: 2, Dead: 1}})
 
 	seen := map[string]bool{}
 	lines := strings.Split(out.String(), "\n")
-	for i, line := range lines[:len(lines)-1] {
+	// The log lines, each followed by the bar drawn again; then the last
+	// frame with the final counts, on a line of its own.
+	logLines, final := lines[:len(lines)-2], lines[len(lines)-2]
+	for i, line := range logLines {
 		shown := line[strings.LastIndex(line, "\r")+1:] // what stays on the terminal's line
 		if !strings.HasPrefix(shown, "level=INFO") {
 			t.Errorf("line %d shows %q, want a whole log line", i, shown)
@@ -109,9 +113,60 @@ func TestLogLinesAboveBar(t *testing.T) {
 	if len(seen) != 20 {
 		t.Errorf("%d distinct log lines on the screen, want 20:\n%q", len(seen), out.String())
 	}
-	last := lines[len(lines)-1]
-	if shown := strings.TrimSpace(last[strings.LastIndex(last, "\r")+1:]); shown != "" {
-		t.Errorf("after finish the last line shows %q, want the bar cleared", shown)
+	shown := strings.TrimSpace(final[strings.LastIndex(final, "\r")+1:])
+	if want := "100% [##############################]  50/50 URLs, 5.0 req/s, 0 hosts active, 0 backing off, 0 x 429/503, took 10.0s"; shown != want {
+		t.Errorf("last frame %q, want %q", shown, want)
+	}
+	if lines[len(lines)-1] != "" {
+		t.Errorf("after finish the cursor is on %q, want a new line", lines[len(lines)-1])
+	}
+}
+
+// TestProgressTotalNeverShrinks feeds snapshots whose total goes down (a
+// URL left for another run, a count that lags): the bar keeps the largest
+// total it showed, and the last frame shows the run's final counts.
+func TestProgressTotalNeverShrinks(t *testing.T) {
+	tests := []struct {
+		name  string
+		snaps []crawl.Progress
+		final *crawl.Report
+		want  string // the last frame's counts
+	}{
+		{"total goes down", []crawl.Progress{{Done: 0, Total: 6}, {Done: 0, Total: 3}, {Done: 1, Total: 3}}, nil, "1/6 URLs"},
+		{"done above total", []crawl.Progress{{Done: 4, Total: 2}}, nil, "4/4 URLs"},
+		{"final counts from the report", []crawl.Progress{{Done: 0, Total: 3}},
+			&crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 2, Excluded: 1}}, "3/3 URLs"},
+		{"a run that left URLs waiting", []crawl.Progress{{Done: 2, Total: 9}},
+			&crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 4, Waiting: 5}}, "4/9 URLs"},
+		{"final frame without any snapshot", nil, &crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 3}}, "3/3 URLs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := newProgress(&out, true)
+			p.cols = func() int { return 160 }
+			for _, s := range tt.snaps {
+				p.update(s)
+			}
+			if tt.final != nil {
+				p.finish(tt.final)
+			}
+			frames := strings.Split(out.String(), "\r")
+			last := ""
+			for _, f := range frames {
+				if strings.Contains(f, "URLs,") {
+					last = f
+				}
+			}
+			if !strings.Contains(last, " "+tt.want+",") {
+				t.Errorf("last frame %q, want %s", last, tt.want)
+			}
+			for _, f := range frames {
+				if strings.Contains(f, "/3 URLs") && strings.Contains(out.String(), "/6 URLs") && strings.Index(out.String(), f) > strings.Index(out.String(), "/6 URLs") {
+					t.Errorf("the total shrank: frame %q after a total of 6", f)
+				}
+			}
+		})
 	}
 }
 
@@ -138,6 +193,8 @@ func TestCrawlProgressBar(t *testing.T) {
 		{"terminal, --progress never", true, []string{"--progress", "never"}, false},
 		{"not a terminal, --progress always", false, []string{"--progress", "always"}, true},
 		{"--quiet wins over --progress always", false, []string{"--quiet", "--progress", "always"}, false},
+		{"terminal, JSON logs", true, []string{"--log-format", "json"}, false},
+		{"JSON logs, --progress always", false, []string{"--log-format", "json", "--progress", "always"}, true},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,8 +212,9 @@ func TestCrawlProgressBar(t *testing.T) {
 			if strings.Contains(out.String(), "URLs,") || strings.Contains(out.String(), "\r") {
 				t.Errorf("the bar reached stdout: %q", out.String())
 			}
-			if !strings.Contains(out.String(), "3 done") {
-				t.Errorf("no summary on stdout: %q", out.String())
+			// -q prints no summary for a run that ends 0.
+			if got, want := strings.Contains(out.String(), "3 done"), !slices.Contains(tt.flags, "--quiet"); got != want {
+				t.Errorf("summary on stdout: %v, want %v\nstdout: %q", got, want, out.String())
 			}
 		})
 	}

@@ -79,10 +79,7 @@ normalises it; then one field per line, the name padded to 14 columns:
     sitemap       https://news.example/sitemap-news.xml
 
 "none" marks a field that does not apply; there is a sitemap line per
-Sitemap of the file. --json prints {"agent", "results": [...]} instead.
-
-Exit codes: 0 every URL allowed, 1 some URL disallowed, 2 an error (bad flag
-or URL, unreadable file, database trouble).`,
+Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 		Example: `  polite robots check https://example.org/some/page
   polite robots check --agent archiver https://example.org/a https://example.org/b
   polite robots check --file testdata/robots/news.txt https://news.example/search?q=go
@@ -103,9 +100,13 @@ or URL, unreadable file, database trouble).`,
 	f.StringVar(&opts.File, "file", "", "read robots.txt from this file (- for stdin) instead of the URL's host")
 	f.StringVar(&opts.Agent, "agent", "", `product token matched against User-agent lines (default: from --user-agent, "polite")`)
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
-	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+URL)")`)
-	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "whole-request deadline of a robots.txt fetch")
-	f.DurationVar(&opts.RobotsTTL, "robots-ttl", opts.RobotsTTL, "how long a fetched robots.txt is cached")
+	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+CONTACT)", as crawl's)`)
+	f.Var(&durationValue{p: &opts.Timeout, max: day, positive: true}, "timeout", "whole-request deadline of a robots.txt fetch")
+	f.Var(&durationValue{p: &opts.RobotsTTL, max: 30 * day}, "robots-ttl", "how long a fetched robots.txt is cached")
+	f.SortFlags = false
+	groupFlags(f, "Rules", "file", "agent")
+	groupFlags(f, "Output", "json")
+	groupFlags(f, "Fetching robots.txt", "user-agent", "timeout", "robots-ttl")
 	return cmd
 }
 
@@ -164,7 +165,10 @@ type requestRate struct {
 func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOptions) error {
 	ua := opts.UserAgent
 	if ua == "" {
-		ua = fmt.Sprintf("polite/%s (+%s)", Version, ProjectURL)
+		var err error
+		if ua, err = defaultUserAgent(os.Getenv); err != nil {
+			return err
+		}
 	}
 	agent := opts.Agent
 	if agent == "" {

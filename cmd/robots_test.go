@@ -83,7 +83,7 @@ func TestRobotsCheckGolden(t *testing.T) {
 			args: []string{"https://news.example/", "--file"}},
 		{name: "no URL", code: 2, nogold: true, stderr: "needs at least one URL",
 			args: []string{"--file", news}},
-		{name: "bad timeout", code: 2, nogold: true, stderr: "--timeout must be positive",
+		{name: "bad timeout", code: 2, nogold: true, stderr: `"--timeout" flag: must be above 0`,
 			args: []string{"--timeout", "0s", "https://news.example/"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,9 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -21,7 +19,7 @@ import (
 )
 
 // Version is set at link time (-ldflags "-X github.com/polite-crawler/polite/cmd.Version=1.2.3").
-var Version = "0.1.0-dev"
+var Version = devVersion
 
 // ProjectURL is the address polite names in its User-Agent so that a site
 // owner can find out what it is.
@@ -53,38 +51,14 @@ func Execute() int {
 	return Main(ctx, os.Args[1:], io)
 }
 
-// signalContext is cancelled by the first SIGINT or SIGTERM, with a
-// crawl.Interrupted cause; a second signal exits at once.
-func signalContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		first := true
-		for sig := range ch {
-			code, name := 130, "SIGINT"
-			if sig == syscall.SIGTERM {
-				code, name = 143, "SIGTERM"
-			}
-			if !first {
-				fmt.Fprintf(os.Stderr, "polite: second %s, exiting at once\n", name)
-				os.Exit(code)
-			}
-			first = false
-			fmt.Fprintf(os.Stderr, "polite: %s: finishing in-flight requests and saving state (again to exit at once)\n", name)
-			cancel(&crawl.Interrupted{Signal: name, Code: code})
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
-}
-
 // Main runs polite with args and returns its exit code.
 func Main(ctx context.Context, args []string, io IO) int {
-	root := newRootCmd(io)
+	root, g := newRootCmd(io)
 	root.SetArgs(args)
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
+	strictUsage(root, args)
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
@@ -93,7 +67,11 @@ func Main(ctx context.Context, args []string, io IO) int {
 			ee   *exitError
 		)
 		if !errors.As(err, &intr) && !errors.As(err, &ee) {
-			fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
+			if g.LogFormat == "json" {
+				slog.New(slog.NewJSONHandler(io.ErrOut, nil)).Error(err.Error(), "exit", code)
+			} else {
+				fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
+			}
 		}
 	}
 	return code
@@ -133,7 +111,7 @@ func exitCode(err error) int {
 // errUsage marks a bad flag or argument.
 var errUsage = errors.New("usage")
 
-func newRootCmd(io IO) *cobra.Command {
+func newRootCmd(io IO) (*cobra.Command, *globals) {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "polite",
@@ -148,16 +126,16 @@ it between runs, and leaves the bodies, a manifest and a report.`,
   polite forget api.example.org`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       buildVersion().line(),
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v (see %s --help)", errUsage, err, c.CommandPath())
-	})
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetUsageFunc(usage)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log a line per request")
-	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "no progress bar, warnings and errors only")
-	pf.StringVar(&g.LogFormat, "log-format", "text", "log format on stderr: text or json")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "quiet for cron: no progress bar, no summary when the run ends 0; warnings and errors only")
+	g.LogFormat = "text"
+	pf.Var(newEnumValue(&g.LogFormat, "text", "json"), "log-format", "log format on stderr: text or json")
 	root.AddCommand(
 		newCrawlCmd(io, g),
 		newStatusCmd(io, g),
@@ -167,7 +145,8 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		newForgetCmd(io, g),
 		newVersionCmd(io),
 	)
-	return root
+	completeFromDB(root, g)
+	return root, g
 }
 
 // dbPath resolves --db, $POLITE_DB and the XDG default.
@@ -224,17 +203,4 @@ func (g *globals) logger(w io.Writer, quietInfo bool) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("%w: --log-format must be text or json, got %q", errUsage, g.LogFormat)
-}
-
-func newVersionCmd(io IO) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print polite's version",
-		Example: "  polite version",
-		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(io.Out, "polite %s\n", Version)
-			return nil
-		},
-	}
 }

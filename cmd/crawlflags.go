@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Ranges of the crawl's sizes and durations: wide enough for any real
+// crawl, narrow enough that no sum or deadline built from them overflows.
+const (
+	day        = 24 * time.Hour
+	maxBodyCap = 16 << 30 // --max-body
+	maxBytes   = 1 << 50  // --max-bytes, 1 PiB
+)
+
+// crawlFlags defines the flags of polite crawl under their --help
+// headings, in the order a user reads them.
+func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
+	f.SortFlags = false
+	c := &o.Config
+	dur := func(p *time.Duration, name string, min, max time.Duration, usage string) {
+		f.Var(&durationValue{p: p, min: min, max: max}, name, usage)
+	}
+	pos := func(p *time.Duration, name string, max time.Duration, usage string) {
+		f.Var(&durationValue{p: p, max: max, positive: true}, name, usage)
+	}
+
+	f.StringVar(&o.Job, "job", "", "job name (default: the seed file's absolute path; a new job per run for - and URLs)")
+	f.BoolVar(&o.Strict, "strict", false, "refuse the whole seed file if any line is bad")
+	dur(&c.Refresh, "refresh", 0, 3650*day, "skip URLs fetched within this long (0: re-check all, conditionally)")
+	groupFlags(f, "Seeds and jobs", "job", "strict", "refresh")
+
+	dur(&c.Pace.Floor, "floor", 0, time.Hour, "shortest delay between requests to a host")
+	dur(&c.Pace.Start, "start", 0, time.Hour, "delay for a host never seen")
+	dur(&c.Pace.Decrease, "decrease", 0, time.Hour, "delay taken off per success")
+	f.Float64Var(&c.Pace.Multiplier, "multiplier", c.Pace.Multiplier, "delay multiplied by this on 429/503")
+	pos(&c.Pace.Ceiling, "ceiling", day, "longest delay between requests to a host")
+	pos(&c.Pace.HalfLife, "half-life", 30*day, "half-life of a stored delay between runs")
+	f.StringArrayVar(&o.FloorHosts, "floor-host", nil, "per-host floor, `HOST=DURATION` (repeatable)")
+	dur(&c.Pace.MaxRetryAfter, "max-retry-after", 0, 7*day, "a longer Retry-After leaves the host for the next run")
+	dur(&c.MaxCrawlDelay, "max-crawl-delay", 0, day, "skip hosts whose robots.txt Crawl-delay is longer")
+	f.StringVar(&o.SlowDownPattern, "slow-down-pattern", "", "`regexp`: a 200 body matching it counts as a request to slow down")
+	f.IntVar(&c.Concurrency, "concurrency", c.Concurrency, "requests in flight at once, all hosts together")
+	f.IntVar(&c.PerHost, "per-host", c.PerHost, "requests in flight at once per host")
+	groupFlags(f, "Pacing", "floor", "start", "decrease", "multiplier", "ceiling", "half-life", "floor-host",
+		"max-retry-after", "max-crawl-delay", "slow-down-pattern", "concurrency", "per-host")
+
+	f.IntVar(&c.MaxRequests, "max-requests", 0, "stop after this many requests (0: no limit)")
+	f.IntVar(&c.MaxPerHost, "max-per-host", 0, "at most this many requests per host (0: no limit)")
+	dur(&c.MaxDuration, "max-duration", 0, 365*day, "hard stop after this long; the rest stays queued (0: no limit)")
+	f.Var(newSizeValue(&c.MaxBytes, 0, maxBytes), "max-bytes", "stop after this many body bytes, e.g. 2GiB (0: no limit)")
+	f.Var(newSizeValue(&c.MaxBody, 1, maxBodyCap), "max-body", "largest body kept, after decoding, e.g. 10MB, 512KiB")
+	f.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts before a URL is dead")
+	f.IntVar(&c.RetryBase, "retry-base", c.RetryBase, "retries always allowed in a run")
+	f.Float64Var(&c.RetryRatio, "retry-ratio", c.RetryRatio, "retries allowed per success, on top of --retry-base")
+	groupFlags(f, "Budgets and limits", "max-requests", "max-per-host", "max-duration", "max-bytes", "max-body",
+		"max-attempts", "retry-base", "retry-ratio")
+
+	f.IntVar(&c.Depth, "depth", 0, "follow links this many levels from the seeds (0: seeds only)")
+	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
+	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
+	groupFlags(f, "Links and scope", "depth", "scope", "allow-private")
+
+	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
+	groupFlags(f, "Output", "out")
+
+	f.StringVar(&o.Contact, "contact", "", "URL or address named in the User-Agent (default $POLITE_CONTACT, else $XDG_CONFIG_HOME/polite/contact)")
+	f.StringVar(&c.UserAgent, "user-agent", "", "User-Agent to send (default \"polite/VERSION (+CONTACT)\")")
+	f.StringVar(&c.RobotsAgent, "robots-agent", "", "product token for robots.txt groups (default: from the User-Agent)")
+	dur(&c.RobotsTTL, "robots-ttl", 0, 30*day, "how long a fetched robots.txt is used")
+	pos(&c.Timeout, "timeout", day, "whole-request deadline")
+	pos(&c.ConnectTimeout, "connect-timeout", time.Hour, "connect (and TLS handshake) deadline")
+	pos(&c.HeaderTimeout, "header-timeout", day, "deadline for the response headers")
+	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "timeout",
+		"connect-timeout", "header-timeout")
+
+	o.Progress = "auto"
+	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")
+	groupFlags(f, "Progress and logs", "progress")
+}

@@ -1,0 +1,57 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+// exitCodeHelp is each command's exit code table, as --help shows it
+// under "Exit codes". Every command exits 2 on a usage error: an unknown
+// command or flag, a bad flag value, an argument too many or missing.
+var exitCodeHelp = map[string]string{
+	"polite": `  2    usage error; each command's help lists its own codes`,
+	"polite crawl": `  0    every URL fetched, unchanged (304) or excluded by the site's own rules;
+       URLs left queued by a budget or time limit are not a failure
+  1    some URLs failed for good (dead), or the output could not be written
+  2    usage or input error: an unknown flag or command, a bad flag value,
+       no seed argument, an argument that is neither file, - nor URL,
+       an unreadable seed file, no valid seed
+  3    another crawl holds the database
+  129  ended by SIGHUP, 130 by SIGINT, 141 by SIGPIPE, 143 by SIGTERM,
+       after saving state and the run's end`,
+	"polite status": `  0    shown
+  1    the database could not be read, or --job names no job in it
+  2    usage error`,
+	"polite runs": `  0    listed
+  1    the database could not be read
+  2    usage error`,
+	"polite report": `  0    shown or written
+  1    no such run, the run has no report, or the file could not be written
+  2    usage error: RUN is no run number, --json with --html -`,
+	"polite forget": `  0    forgotten
+  1    the database could not be written
+  2    usage error, or --all from a script without --yes
+  3    a crawl holds the database`,
+	"polite robots check": `  0    every URL allowed
+  1    some URL disallowed
+  2    an error: a bad flag or URL, an unreadable file, database trouble`,
+}
+
+// documentExitCodes gives every command under root its exit code table
+// for --help; a command not in exitCodeHelp exits 0 or 2.
+func documentExitCodes(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		text, ok := exitCodeHelp[c.CommandPath()]
+		if !ok {
+			text = "  0    done\n  2    usage error"
+		}
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		if c.Annotations[exitCodesKey] == "" {
+			c.Annotations[exitCodesKey] = text
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}

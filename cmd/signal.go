@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/polite-crawler/polite/crawl"
+)
+
+// stopSignals are the signals that end a run as SIGTERM does: dispatching
+// stops, in-flight requests finish, state and the run's end are saved,
+// and polite exits 128 plus the signal's number.
+var stopSignals = []struct {
+	sig  os.Signal
+	name string
+	code int
+}{
+	{syscall.SIGHUP, "SIGHUP", 129},
+	{os.Interrupt, "SIGINT", 130},
+	{syscall.SIGPIPE, "SIGPIPE", 141},
+	{syscall.SIGTERM, "SIGTERM", 143},
+}
+
+// signalLog is where the signal notices go: the running command's logger
+// once it has one (so that --log-format json holds), else text on stderr.
+var signalLog atomic.Pointer[slog.Logger]
+
+// signalContext is cancelled by the first stop signal, with a
+// crawl.Interrupted cause; a second signal exits at once. Catching SIGPIPE
+// also turns a write to a closed stdout or stderr into an EPIPE error
+// instead of a silent death, so the run's end is saved.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	sigs := make([]os.Signal, len(stopSignals))
+	for i, s := range stopSignals {
+		sigs[i] = s.sig
+	}
+	signal.Notify(ch, sigs...)
+	go func() {
+		first := true
+		for sig := range ch {
+			code, name := 143, sig.String()
+			for _, s := range stopSignals {
+				if s.sig == sig {
+					code, name = s.code, s.name
+				}
+			}
+			if !first {
+				notice(fmt.Sprintf("second %s, exiting at once", name), name, code)
+				os.Exit(code)
+			}
+			first = false
+			notice("finishing in-flight requests and saving state (again to exit at once)", name, code)
+			cancel(&crawl.Interrupted{Signal: name, Code: code})
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
+}
+
+func notice(msg, name string, code int) {
+	if l := signalLog.Load(); l != nil {
+		l.Warn(msg, "signal", name, "exit", code)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "polite: %s: %s\n", name, msg)
+}
