@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Interrupted is the cause a caller gives when it cancels a crawl's context
@@ -30,14 +30,14 @@ func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
 // the job's frontier, fetches what is due, and writes bodies, manifest.jsonl
 // and report.json under cfg.OutDir. It returns the run's report whenever the
 // run started, even when it also returns an error (interrupted, a write
-// failure). The lock error wraps store.ErrLocked.
+// failure). The lock error is the Store's (store.ErrLocked for store.DB).
 func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	// The lock first: a crawl refused because another holds the database
 	// touches nothing, not even the output folder.
-	holder := store.ThisProcess(cfg.Job)
+	holder := frontier.ThisProcess(cfg.Job)
 	if err := db.Acquire(holder); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ type crawler struct {
 	out   *outDir
 	log   *slog.Logger
 	agent string
-	run   store.Run
+	run   frontier.Run
 	start time.Time
 
 	seedHosts map[string]bool
@@ -93,14 +93,14 @@ type crawler struct {
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
 
-	pendingNew     []store.Entry
-	pendingUpdates []store.Entry
-	pendingFetches []store.Fetch
+	pendingNew     []frontier.Entry
+	pendingUpdates []frontier.Entry
+	pendingFetches []frontier.Fetch
 	needHosts      bool
 
 	manifest io.WriteCloser
 	dead     []DeadURL
-	counts   map[store.State]int // outcomes of this run
+	counts   map[frontier.State]int // outcomes of this run
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -126,7 +126,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 		seedHosts: map[string]bool{},
 		hosts:     map[string]*hostRun{},
 		results:   make(chan result, cfg.Concurrency),
-		counts:    map[store.State]int{},
+		counts:    map[frontier.State]int{},
 	}
 	c.fetch = newFetcher(&c.cfg, c.clock.Now)
 	return c, nil
@@ -148,14 +148,14 @@ func (c *crawler) prepare() error {
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
 		return err
 	}
-	es := make([]store.Entry, 0, len(c.cfg.Seeds))
+	es := make([]frontier.Entry, 0, len(c.cfg.Seeds))
 	for _, s := range c.cfg.Seeds {
 		u, err := normalizeURL(s.URL)
 		if err != nil {
 			continue // ReadSeeds already normalised it
 		}
 		c.seedHosts[hostKey(u)] = true
-		es = append(es, store.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued, Priority: s.Priority, NextAt: c.start})
+		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -166,7 +166,7 @@ func (c *crawler) prepare() error {
 		return err
 	}
 	refreshBefore := time.Time{}
-	if counts[store.Queued]+counts[store.InFlight] == 0 {
+	if counts[frontier.Queued]+counts[frontier.InFlight] == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
@@ -194,14 +194,14 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 		state := h.leftover()
 		for _, e := range h.buf {
 			e.State, e.NextAt = state, later(e.NextAt, h.deferUntil)
-			if state != store.Queued {
+			if state != frontier.Queued {
 				e.Reason = h.skip
 				c.counts[state]++
 			}
 			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
-		if state != store.Queued || !h.deferUntil.IsZero() {
+		if state != frontier.Queued || !h.deferUntil.IsZero() {
 			deferErr = errors.Join(deferErr, c.deferHost(h, state))
 		}
 	}
@@ -245,44 +245,44 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 // answers kept them back: robots.txt unreachable, a long Retry-After, a
 // Crawl-delay over the limit), which a next run tries again without
 // counting this pass as cut short.
-func (h *hostRun) leftover() store.State {
+func (h *hostRun) leftover() frontier.State {
 	switch {
 	case h.skip == "" || h.budgetSkip:
-		return store.Queued
+		return frontier.Queued
 	case h.skip == "private-address":
-		return store.Excluded
+		return frontier.Excluded
 	}
-	return store.Deferred
+	return frontier.Deferred
 }
 
 // deferHost leaves the host's queued URLs in state (with the host's skip
 // as their reason unless queued), none eligible before the host's
 // Retry-After, if it gave one.
-func (c *crawler) deferHost(h *hostRun, state store.State) error {
+func (c *crawler) deferHost(h *hostRun, state frontier.State) error {
 	// Taken entries are in flight, so each Take reaches the next batch;
 	// what an error leaves in flight the next run queues again.
 	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
-	var held []store.Entry // left queued: put back once all were taken
+	var held []frontier.Entry // left queued: put back once all were taken
 	for {
 		es, err := c.db.Take(c.cfg.Job, h.key, always, 256)
 		if err != nil || len(es) == 0 {
 			if err == nil && len(held) > 0 {
-				err = c.db.Update(held)
+				_, err = c.db.Record(c.cfg.Job, nil, held, nil)
 			}
 			return err
 		}
 		for i := range es {
 			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.deferUntil)
-			if state != store.Queued {
+			if state != frontier.Queued {
 				es[i].Reason = h.skip
 			}
 		}
-		if state == store.Queued {
+		if state == frontier.Queued {
 			held = append(held, es...)
 			continue
 		}
 		c.counts[state] += len(es)
-		if err := c.db.Update(es); err != nil {
+		if _, err := c.db.Record(c.cfg.Job, nil, es, nil); err != nil {
 			return err
 		}
 	}
@@ -308,7 +308,7 @@ func (c *crawler) report(end time.Time) *Report {
 		for s, n := range counts {
 			rep.Frontier[string(s)] = n
 		}
-		rep.Totals.Waiting = counts[store.Queued] + counts[store.Deferred] + counts[store.InFlight]
+		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
 	}
 	keys := make([]string, 0, len(c.hosts))
 	for k := range c.hosts {
@@ -332,10 +332,10 @@ func (c *crawler) report(end time.Time) *Report {
 		rep.Totals.Throttled += s.S429 + s.S503
 		rep.Totals.Bytes += s.Bytes
 	}
-	rep.Totals.Done = c.counts[store.Done]
-	rep.Totals.NotModified = c.counts[store.NotModified]
-	rep.Totals.Excluded = c.counts[store.Excluded]
-	rep.Totals.Dead = c.counts[store.Dead]
+	rep.Totals.Done = c.counts[frontier.Done]
+	rep.Totals.NotModified = c.counts[frontier.NotModified]
+	rep.Totals.Excluded = c.counts[frontier.Excluded]
+	rep.Totals.Dead = c.counts[frontier.Dead]
 	return rep
 }
 

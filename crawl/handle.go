@@ -10,7 +10,7 @@ import (
 
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // maxHops bounds a redirect chain.
@@ -30,7 +30,7 @@ func (c *crawler) handle(r result) {
 	if resp.Reason == "canceled" {
 		// Cut by the end of the grace period: not the host's fault.
 		e.Attempts--
-		e.State = store.Queued
+		e.State = frontier.Queued
 		c.pendingUpdates = append(c.pendingUpdates, e)
 		return
 	}
@@ -39,7 +39,7 @@ func (c *crawler) handle(r result) {
 	if r.werr != nil {
 		c.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
 		c.log.Error("stopping: cannot write bodies", "err", r.werr)
-		e.State = store.Queued
+		e.State = frontier.Queued
 		e.Attempts--
 		c.pendingUpdates = append(c.pendingUpdates, e)
 		return
@@ -58,23 +58,23 @@ func (c *crawler) handle(r result) {
 			e.LastModified = lm
 		}
 		c.successes++
-		c.finishEntry(h, &e, store.NotModified, "")
+		c.finishEntry(h, &e, frontier.NotModified, "")
 		c.writeManifest(e, r, now)
 	case st >= 200 && st < 300:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(resp.Body))
 		e.ETag, e.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 		c.bytes += e.Bytes
 		c.successes++
-		c.finishEntry(h, &e, store.Done, "")
+		c.finishEntry(h, &e, frontier.Done, "")
 		c.writeManifest(e, r, now)
 		c.addLinks(e, r)
 	case st >= 300 && st < 400:
 		e.FetchedAt = now
 		c.successes++
 		if refused := c.redirect(e, r); refused != "" {
-			c.finishEntry(h, &e, store.Dead, refused)
+			c.finishEntry(h, &e, frontier.Dead, refused)
 		} else {
-			c.finishEntry(h, &e, store.Done, "")
+			c.finishEntry(h, &e, frontier.Done, "")
 		}
 		c.writeManifest(e, r, now)
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
@@ -83,7 +83,7 @@ func (c *crawler) handle(r result) {
 		c.failed(h, e, fmt.Sprintf("http-%d", st), false, v, now)
 	default:
 		e.FetchedAt = now
-		c.finishEntry(h, &e, store.Dead, fmt.Sprintf("http-%d", st))
+		c.finishEntry(h, &e, frontier.Dead, fmt.Sprintf("http-%d", st))
 		c.writeManifest(e, r, now)
 	}
 }
@@ -190,35 +190,35 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 }
 
 // failed decides between a retry and a dead letter for a failed request.
-func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bool, v pace.Verdict, now time.Time) {
+func (c *crawler) failed(h *hostRun, e frontier.Entry, reason string, congestion bool, v pace.Verdict, now time.Time) {
 	retryable := true
 	switch reason {
 	case "too-large", "tls", "bad-url", "bad-headers", "bad-encoding":
 		retryable = false
 	case "private-address":
-		c.finishEntry(h, &e, store.Excluded, reason)
+		c.finishEntry(h, &e, frontier.Excluded, reason)
 		return
 	}
 	switch {
 	case v.Defer || h.budgetSkip && !h.deferUntil.IsZero():
 		// Not before the server's Retry-After, in this run or the next.
 		e.Reason, e.NextAt = reason, later(e.NextAt, h.deferUntil)
-		e.State = store.Queued // the run's end holds it: the next run resumes it
+		e.State = frontier.Queued // the run's end holds it: the next run resumes it
 		if v.Defer {
-			e.State = store.Deferred
-			c.counts[store.Deferred]++
+			e.State = frontier.Deferred
+			c.counts[frontier.Deferred]++
 		}
 		c.pendingUpdates = append(c.pendingUpdates, e)
 		return
 	case !retryable || e.Attempts >= c.cfg.MaxAttempts:
 		e.FetchedAt = now
-		c.finishEntry(h, &e, store.Dead, reason)
+		c.finishEntry(h, &e, frontier.Dead, reason)
 		c.writeManifest(e, result{url: mustURL(e.URL), resp: response{Status: e.LastStatus}}, now)
 		return
 	case float64(c.retries) >= float64(c.cfg.RetryBase)+c.cfg.RetryRatio*float64(c.successes):
-		e.State, e.Reason = store.Deferred, reason+" (retry budget spent)"
+		e.State, e.Reason = frontier.Deferred, reason+" (retry budget spent)"
 		c.pendingUpdates = append(c.pendingUpdates, e)
-		c.counts[store.Deferred]++
+		c.counts[frontier.Deferred]++
 		if !contains(c.budgets, "retry-budget") {
 			c.budgets = append(c.budgets, "retry-budget")
 			c.log.Info("retry budget spent: failures wait for the next run", "retries", c.retries)
@@ -232,7 +232,7 @@ func (c *crawler) failed(h *hostRun, e store.Entry, reason string, congestion bo
 		base := c.retryBase()
 		wait = pace.Backoff(time.Duration(e.Attempts-1)*base, base, retryCap, c.cfg.Rand)
 	}
-	e.State, e.Reason, e.NextAt = store.Queued, reason, now.Add(wait)
+	e.State, e.Reason, e.NextAt = frontier.Queued, reason, now.Add(wait)
 	c.pendingUpdates = append(c.pendingUpdates, e)
 	h.queued++
 	if h.nextAt.IsZero() || e.NextAt.Before(h.nextAt) || len(h.buf) == 0 && h.queued == 1 {
@@ -261,11 +261,11 @@ func later(a, b time.Time) time.Time {
 
 // finishEntry records an entry's final state for this run; e takes the
 // state and reason, so that the manifest line written next shows them.
-func (c *crawler) finishEntry(h *hostRun, e *store.Entry, s store.State, reason string) {
+func (c *crawler) finishEntry(h *hostRun, e *frontier.Entry, s frontier.State, reason string) {
 	e.State, e.Reason = s, reason
 	c.pendingUpdates = append(c.pendingUpdates, *e)
 	c.counts[s]++
-	if s == store.Dead {
+	if s == frontier.Dead {
 		c.dead = append(c.dead, DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
 	}
 }
@@ -275,7 +275,7 @@ func (c *crawler) finishEntry(h *hostRun, e *store.Entry, s store.State, reason 
 // was refused ("" when it was followed, or when there is no Location):
 // a scheme other than http(s), an unusable Location, a chain longer than
 // maxHops, or a loop back into its own chain.
-func (c *crawler) redirect(e store.Entry, r result) string {
+func (c *crawler) redirect(e frontier.Entry, r result) string {
 	loc := r.resp.Header.Get("Location")
 	if loc == "" {
 		return ""
@@ -314,8 +314,8 @@ func (c *crawler) redirect(e store.Entry, r result) string {
 	if _, seen := c.redirectFrom[target]; !seen {
 		c.redirectFrom[target] = e.URL
 	}
-	c.pendingNew = append(c.pendingNew, store.Entry{
-		Job: c.cfg.Job, URL: target, Host: hostKey(u), State: store.Queued,
+	c.pendingNew = append(c.pendingNew, frontier.Entry{
+		Job: c.cfg.Job, URL: target, Host: hostKey(u), State: frontier.Queued,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: c.clock.Now(),
 	})
 	return ""
@@ -324,7 +324,7 @@ func (c *crawler) redirect(e store.Entry, r result) string {
 // inChain reports whether target is e itself or one of the URLs whose
 // redirects led to e: the entry's parent (kept in the frontier), then the
 // parents this run saw.
-func (c *crawler) inChain(e store.Entry, target string) bool {
+func (c *crawler) inChain(e frontier.Entry, target string) bool {
 	if target == e.URL {
 		return true
 	}
@@ -342,10 +342,10 @@ func (c *crawler) inChain(e store.Entry, target string) bool {
 }
 
 // addLinks puts a page's links into the frontier one level deeper.
-func (c *crawler) addLinks(e store.Entry, r result) {
+func (c *crawler) addLinks(e frontier.Entry, r result) {
 	for _, l := range r.links {
-		c.pendingNew = append(c.pendingNew, store.Entry{
-			Job: c.cfg.Job, URL: l.String(), Host: hostKey(l), State: store.Queued,
+		c.pendingNew = append(c.pendingNew, frontier.Entry{
+			Job: c.cfg.Job, URL: l.String(), Host: hostKey(l), State: frontier.Queued,
 			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: c.clock.Now(),
 		})
 	}
@@ -437,7 +437,7 @@ type manifestLine struct {
 
 // writeManifest appends the final fetch of an entry to manifest.jsonl and
 // queues its fetch record.
-func (c *crawler) writeManifest(e store.Entry, r result, now time.Time) {
+func (c *crawler) writeManifest(e frontier.Entry, r result, now time.Time) {
 	m := manifestLine{
 		URL: e.URL, Status: r.resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: ms(r.resp.TTFB),
@@ -451,7 +451,7 @@ func (c *crawler) writeManifest(e store.Entry, r result, now time.Time) {
 	if _, err := c.manifest.Write(append(line, '\n')); err != nil && c.fatal == nil {
 		c.fatal = fmt.Errorf("write manifest: %w", err)
 	}
-	c.pendingFetches = append(c.pendingFetches, store.Fetch{
+	c.pendingFetches = append(c.pendingFetches, frontier.Fetch{
 		RunID: c.run.ID, URL: e.URL, Host: e.Host, Status: r.resp.Status, Reason: e.Reason,
 		File: e.File, SHA256: e.SHA256, Bytes: e.Bytes, ContentType: m.ContentType,
 		FetchedAt: now, Latency: r.resp.TTFB, Attempts: e.Attempts, Delay: r.delay,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // takeBatch is how many eligible entries of a host are taken from the
@@ -21,7 +21,7 @@ type hostRun struct {
 	stats  *HostStats
 	queued int       // queued entries as last known
 	nextAt time.Time // earliest eligible time of those
-	buf    []store.Entry
+	buf    []frontier.Entry
 
 	inflight int
 	requests int
@@ -30,7 +30,7 @@ type hostRun struct {
 	robotsBusy    bool
 	robotsRetryAt time.Time
 	robotsWait    time.Duration
-	robotsCopy    *store.RobotsCopy // cached copy, possibly stale
+	robotsCopy    *frontier.RobotsCopy // cached copy, possibly stale
 
 	skip         string    // why the host gets no more requests this run
 	budgetSkip   bool      // skipped by --max-per-host or the run's end: its URLs stay queued, to resume
@@ -384,22 +384,22 @@ func contains(ss []string, s string) bool {
 
 // nextEntry returns the host's next entry that robots.txt allows; the
 // disallowed ones it meets are recorded as excluded on the way.
-func (c *crawler) nextEntry(h *hostRun, now time.Time) (store.Entry, bool, error) {
+func (c *crawler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool, error) {
 	for {
 		if ok, err := c.fill(h, now); !ok || err != nil {
-			return store.Entry{}, false, err
+			return frontier.Entry{}, false, err
 		}
 		e := h.buf[0]
 		h.buf = h.buf[1:]
 		u, err := normalizeURL(e.URL)
 		if err != nil {
-			c.finishEntry(h, &e, store.Dead, "bad-url")
+			c.finishEntry(h, &e, frontier.Dead, "bad-url")
 			continue
 		}
 		d := h.rb.Test(c.agent, requestTarget(u))
 		if !d.Allowed {
 			h.stats.Excluded++
-			c.finishEntry(h, &e, store.Excluded, "robots")
+			c.finishEntry(h, &e, frontier.Excluded, "robots")
 			c.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // robotsResult is a robots.txt fetch, after redirects.
@@ -72,10 +72,10 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u 
 // host is unreachable and no cached copy younger than robots.MaxStale can
 // stand in (the host then waits). fresh is the copy to cache, nil when
 // nothing new should be stored.
-func interpretRobots(key string, rr *robotsResult, cached *store.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *store.RobotsCopy) {
+func interpretRobots(key string, rr *robotsResult, cached *frontier.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *frontier.RobotsCopy) {
 	rb = robots.FromResponse(rr.status, rr.body)
 	if rb.Access != robots.Unreachable {
-		fresh = &store.RobotsCopy{Host: key, Status: rr.status, Body: rr.body, FetchedAt: now,
+		fresh = &frontier.RobotsCopy{Host: key, Status: rr.status, Body: rr.body, FetchedAt: now,
 			Expires: now.Add(robots.TTL(rr.cc, ttl))}
 		return rb, describeStatus(rr.status, ""), fresh
 	}

@@ -13,16 +13,16 @@ import (
 
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // RobotsCache is what RobotsFor needs from the database: the host's pace
 // state (so that redirects are paced as a crawl paces them) and the
-// robots.txt cache. store.DB implements it, and so does every Store.
+// robots.txt cache. Every Store implements it.
 type RobotsCache interface {
 	Load(host string) (pace.State, bool, error)
-	Robots(host string) (store.RobotsCopy, bool, error)
-	PutRobots(store.RobotsCopy) error
+	Robots(host string) (frontier.RobotsCopy, bool, error)
+	PutRobots(frontier.RobotsCopy) error
 }
 
 var _ RobotsCache = Store(nil)
@@ -76,7 +76,7 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 	src := RobotsSource{Host: key, URL: ru.String()}
 	now := cfg.Clock.Now()
 
-	var cached *store.RobotsCopy
+	var cached *frontier.RobotsCopy
 	p := pace.New(cfg.Pace, cfg.Rand)
 	if db != nil {
 		cp, ok, err := db.Robots(key)

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // result is what a worker hands back to the loop.
 type result struct {
 	host   string
-	entry  store.Entry
+	entry  frontier.Entry
 	url    *url.URL
 	start  time.Time
 	delay  time.Duration // the host's delay when the request started
@@ -32,7 +32,7 @@ type result struct {
 }
 
 // startFetch starts a request for e in its own goroutine.
-func (c *crawler) startFetch(ctx context.Context, h *hostRun, e store.Entry, now time.Time) {
+func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
 	u, _ := normalizeURL(e.URL)
 	e.Attempts++
 	c.begin(h, now)

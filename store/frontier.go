@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"strings"
 	"time"
 )
@@ -11,51 +12,23 @@ import (
 // ErrNotFound is returned when a run or entry does not exist.
 var ErrNotFound = errors.New("not found")
 
-// State is where a frontier entry stands.
-type State string
+// The records of a frontier are crawl/frontier's: store keeps them.
+type (
+	State     = frontier.State
+	Entry     = frontier.Entry
+	HostQueue = frontier.HostQueue
+)
 
 // The states of a frontier entry.
 const (
-	Queued      State = "queued"
-	InFlight    State = "in-flight"
-	Done        State = "done"
-	NotModified State = "not-modified"
-	Excluded    State = "excluded" // by robots.txt or a skipped host
-	Deferred    State = "deferred" // left for the next run (Retry-After, budget)
-	Dead        State = "dead"
+	Queued      = frontier.Queued
+	InFlight    = frontier.InFlight
+	Done        = frontier.Done
+	NotModified = frontier.NotModified
+	Excluded    = frontier.Excluded
+	Deferred    = frontier.Deferred
+	Dead        = frontier.Dead
 )
-
-// valid reports whether s is one of the states above.
-func (s State) valid() bool {
-	switch s {
-	case Queued, InFlight, Done, NotModified, Excluded, Deferred, Dead:
-		return true
-	}
-	return false
-}
-
-// Entry is one URL of a job's frontier.
-type Entry struct {
-	ID           int64
-	Job          string
-	URL          string // normalised
-	Host         string // lowercased host[:port]
-	State        State
-	Attempts     int
-	NextAt       time.Time // not eligible before
-	Priority     int
-	Depth        int
-	Hops         int    // redirects followed to reach it
-	Parent       string // URL it was found on or redirected from; "" for a seed
-	ETag         string
-	LastModified string
-	LastStatus   int
-	Reason       string // classified reason of the last failure or exclusion
-	FetchedAt    time.Time
-	File         string // body path relative to the output folder
-	SHA256       string
-	Bytes        int64
-}
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
@@ -153,7 +126,7 @@ func checkEntry(e Entry) error {
 		return fmt.Errorf("entry %s without a host", e.URL)
 	case e.Host != strings.ToLower(e.Host):
 		return fmt.Errorf("entry %s: host %q is not lowercased", e.URL, e.Host)
-	case !e.State.valid():
+	case !e.State.Valid():
 		return fmt.Errorf("entry %s: unknown state %q", e.URL, e.State)
 	}
 	return nil
@@ -193,13 +166,6 @@ func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 		return fmt.Errorf("prepare job %s: refresh: %w", job, explain(err))
 	}
 	return nil
-}
-
-// HostQueue is one host's share of the queue.
-type HostQueue struct {
-	Host   string
-	Queued int
-	NextAt time.Time // earliest NextAt among its queued entries
 }
 
 // queuedHostsSQL counts queued entries per host (job, state).
