@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
 )
 
 // Interrupted is the cause a caller gives when it cancels a crawl's context

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // maxHops bounds a redirect chain.

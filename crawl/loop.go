@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // takeBatch is how many eligible entries of a host are taken from the

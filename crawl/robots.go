@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // robotsResult is a robots.txt fetch, after redirects.

@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // RobotsCache is what RobotsFor needs from the database: the host's pace

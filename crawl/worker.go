@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/robots"
 )
 
 // result is what a worker hands back to the loop.
