@@ -117,11 +117,11 @@ func checkExit(io IO, err error) error {
 		intr *crawl.Interrupted
 	)
 	switch {
-	case err == nil, errors.As(err, &ee), errors.As(err, &intr), exitCode(err) == 2:
+	case err == nil, errors.As(err, &ee), errors.As(err, &intr), exitCode(err) == crawl.ExitUsage:
 		return err
 	}
 	fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
-	return errors.Join(errSilent, &exitError{code: 2})
+	return errors.Join(errSilent, &exitError{code: crawl.ExitUsage})
 }
 
 // checkResult is the answer for one URL.
@@ -238,7 +238,7 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 		return err
 	}
 	if disallowed {
-		return errors.Join(errSilent, &exitError{code: 1})
+		return errors.Join(errSilent, &exitError{code: crawl.ExitFailure})
 	}
 	return nil
 }

@@ -62,9 +62,9 @@ func signalContext() (context.Context, func()) {
 	go func() {
 		first := true
 		for sig := range ch {
-			code, name := 130, "SIGINT"
+			code, name := crawl.ExitInterrupted, "SIGINT"
 			if sig == syscall.SIGTERM {
-				code, name = 143, "SIGTERM"
+				code, name = crawl.ExitTerminated, "SIGTERM"
 			}
 			if !first {
 				fmt.Fprintf(os.Stderr, "polite: second %s, exiting at once\n", name)
@@ -117,17 +117,17 @@ func exitCode(err error) int {
 	)
 	switch {
 	case err == nil:
-		return 0
+		return crawl.ExitOK
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &intr):
 		return intr.Code
 	case errors.Is(err, store.ErrLocked):
-		return 3
+		return crawl.ExitLocked
 	case errors.Is(err, crawl.ErrUsage), errors.Is(err, crawl.ErrNoSeeds), errors.As(err, &se), errors.Is(err, errUsage):
-		return 2
+		return crawl.ExitUsage
 	}
-	return 1
+	return crawl.ExitFailure
 }
 
 // errUsage marks a bad flag or argument.

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -21,7 +20,7 @@ import (
 // for a signal; the run saves its state and reports Code as its exit code.
 type Interrupted struct {
 	Signal string // "SIGINT", "SIGTERM"
-	Code   int    // 130, 143
+	Code   int    // ExitInterrupted, ExitTerminated
 }
 
 func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
@@ -49,19 +48,23 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	defer c.close()
 	if err := c.prepare(); err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
-			c.db.EndRun(c.run.ID, c.clock.Now(), 1, "could not start: "+err.Error(), nil)
+			c.db.EndRun(c.run.ID, c.clock.Now(), ExitFailure, "could not start: "+err.Error(), nil)
 		}
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
 	runErr := c.loop(ctx)
-	rep, err := c.finish(ctx, runErr)
+	rep, err := c.finish(runErr)
 	if err != nil {
 		return rep, err
 	}
 	return rep, runErr
 }
 
+// crawler is one run. It owns the loop and what only the loop touches:
+// the hosts (hostSet), the budgets, the ledger of outcomes, and the
+// discovery of new URLs; workers only fetch and write bodies, and hand
+// their result back on results.
 type crawler struct {
 	cfg   Config
 	db    Store
@@ -75,32 +78,17 @@ type crawler struct {
 	start time.Time
 
 	seedHosts map[string]bool
-	hosts     map[string]*hostRun
-	ring      []string
-	ringNext  int
+	hosts     *hostSet
+	budget    budgets
+	ledger    *ledger
+	links     discovery
 
 	results   chan result
 	inflight  int
-	requests  int
-	bytes     int64
-	successes int
-	retries   int
 	throttled int
 
 	stopReason string
-	budgets    []string
 	fatal      error
-
-	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
-
-	pendingNew     []frontier.Entry
-	pendingUpdates []frontier.Entry
-	pendingFetches []frontier.Fetch
-	needHosts      bool
-
-	manifest io.WriteCloser
-	dead     []DeadURL
-	counts   map[frontier.State]int // outcomes of this run
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -124,19 +112,19 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 		log:       cfg.Logger,
 		agent:     agent,
 		seedHosts: map[string]bool{},
-		hosts:     map[string]*hostRun{},
+		ledger:    newLedger(cfg.Job),
+		links:     discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
 		results:   make(chan result, cfg.Concurrency),
-		counts:    map[frontier.State]int{},
 	}
+	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, byKey: map[string]*hostRun{}}
+	c.budget = budgets{cfg: &c.cfg}
 	c.fetch = newFetcher(&c.cfg, c.clock.Now)
 	return c, nil
 }
 
 func (c *crawler) close() {
 	c.fetch.close()
-	if c.manifest != nil {
-		c.manifest.Close()
-	}
+	c.ledger.close()
 	c.out.Close()
 }
 
@@ -178,48 +166,41 @@ func (c *crawler) prepare() error {
 	if _, err := c.db.Enqueue(c.cfg.Job, es); err != nil {
 		return err
 	}
-	if c.manifest, err = c.out.create("manifest.jsonl"); err != nil {
+	c.ledger.runID = c.run.ID
+	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
 		return fmt.Errorf("create manifest: %w", err)
 	}
-	c.needHosts = true
+	c.hosts.stale = true
 	return nil
 }
 
 // finish writes back what is pending, saves every host's pace state and
 // writes the report.
-func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
+func (c *crawler) finish(runErr error) (*Report, error) {
 	end := c.clock.Now()
-	var deferErr error
-	for _, h := range c.hosts {
-		state := h.leftover()
+	var leaveErr error
+	for _, h := range c.hosts.byKey {
+		state := h.hold.kind.leftover()
 		for _, e := range h.buf {
-			e.State, e.NextAt = state, later(e.NextAt, h.deferUntil)
+			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
 			if state != frontier.Queued {
-				e.Reason = h.skip
-				c.counts[state]++
+				e.Reason = h.hold.reason
+				c.ledger.settle(e)
+			} else {
+				c.ledger.change(e)
 			}
-			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
-		if state != frontier.Queued || !h.deferUntil.IsZero() {
-			deferErr = errors.Join(deferErr, c.deferHost(h, state))
+		if state != frontier.Queued || !h.hold.until.IsZero() {
+			leaveErr = errors.Join(leaveErr, c.hosts.leave(h, state, c.ledger, end))
 		}
 	}
-	flushErr := errors.Join(deferErr, c.flush())
-	saveErr := c.db.SaveAll(c.learned())
+	_, flushErr := c.ledger.flush(c.db)
+	flushErr = errors.Join(leaveErr, flushErr)
+	saveErr := c.hosts.save()
 
 	rep := c.report(end)
-	code := 0
-	if len(c.dead) > 0 {
-		code = 1
-	}
-	var intr *Interrupted
-	if errors.As(runErr, &intr) {
-		code = intr.Code
-	} else if runErr != nil {
-		code = 1
-	}
-	rep.ExitCode = code
+	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := c.out.replace("report.json", func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
@@ -228,74 +209,32 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	if repErr == nil {
 		repErr = c.out.replace("report.html", func(w io.Writer) error { return rep.WriteHTML(w) })
 	}
+	t := rep.Totals
+	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
+	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
+	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+}
+
+// summary is the report in one line, as the runs table keeps it.
+func (rep *Report) summary() string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
 	}
-	endErr := c.db.EndRun(c.run.ID, end, code, sum.String(), data)
-	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", code)
-	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+	return sum.String()
 }
 
-// leftover is the state a host's URLs not served this run are left in:
-// queued to resume (a budget, the end of the run, or no skip at all),
-// excluded (polite refused its address), or deferred (the site's own
-// answers kept them back: robots.txt unreachable, a long Retry-After, a
-// Crawl-delay over the limit), which a next run tries again without
-// counting this pass as cut short.
-func (h *hostRun) leftover() frontier.State {
-	switch {
-	case h.skip == "" || h.budgetSkip:
-		return frontier.Queued
-	case h.skip == "private-address":
-		return frontier.Excluded
-	}
-	return frontier.Deferred
-}
-
-// deferHost leaves the host's queued URLs in state (with the host's skip
-// as their reason unless queued), none eligible before the host's
-// Retry-After, if it gave one.
-func (c *crawler) deferHost(h *hostRun, state frontier.State) error {
-	// Taken entries are in flight, so each Take reaches the next batch;
-	// what an error leaves in flight the next run queues again.
-	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
-	var held []frontier.Entry // left queued: put back once all were taken
-	for {
-		es, err := c.db.Take(c.cfg.Job, h.key, always, 256)
-		if err != nil || len(es) == 0 {
-			if err == nil && len(held) > 0 {
-				_, err = c.db.Record(c.cfg.Job, nil, held, nil)
-			}
-			return err
-		}
-		for i := range es {
-			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.deferUntil)
-			if state != frontier.Queued {
-				es[i].Reason = h.skip
-			}
-		}
-		if state == frontier.Queued {
-			held = append(held, es...)
-			continue
-		}
-		c.counts[state] += len(es)
-		if _, err := c.db.Record(c.cfg.Job, nil, es, nil); err != nil {
-			return err
-		}
-	}
-}
-
+// report gathers the run's report at end.
 func (c *crawler) report(end time.Time) *Report {
 	rep := &Report{
 		RunID: c.run.ID, Job: c.cfg.Job, Start: c.start, End: end,
 		DurationS:    end.Sub(c.start).Seconds(),
 		StopReason:   c.stopReason,
-		BudgetsBound: c.budgets,
+		BudgetsBound: c.budget.bound,
 		Rejected:     c.cfg.Rejected,
-		Dead:         c.dead,
+		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
@@ -310,18 +249,12 @@ func (c *crawler) report(end time.Time) *Report {
 		}
 		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
 	}
-	keys := make([]string, 0, len(c.hosts))
-	for k := range c.hosts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		h := c.hosts[k]
+	for _, h := range c.hosts.sorted() {
 		s := h.stats
 		s.finish()
-		s.DelayEndS = secs(c.pacer.Delay(k, end))
-		s.StoredEndS = secs(c.pacer.State(k).Delay)
-		f, src := c.pacer.Floor(k)
+		s.DelayEndS = secs(c.pacer.Delay(h.key, end))
+		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
+		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
 		if s.Stopped == "" {
 			s.Stopped = h.stopped()
@@ -332,10 +265,11 @@ func (c *crawler) report(end time.Time) *Report {
 		rep.Totals.Throttled += s.S429 + s.S503
 		rep.Totals.Bytes += s.Bytes
 	}
-	rep.Totals.Done = c.counts[frontier.Done]
-	rep.Totals.NotModified = c.counts[frontier.NotModified]
-	rep.Totals.Excluded = c.counts[frontier.Excluded]
-	rep.Totals.Dead = c.counts[frontier.Dead]
+	counts := c.ledger.counts
+	rep.Totals.Done = counts[frontier.Done]
+	rep.Totals.NotModified = counts[frontier.NotModified]
+	rep.Totals.Excluded = counts[frontier.Excluded]
+	rep.Totals.Dead = counts[frontier.Dead]
 	return rep
 }
 

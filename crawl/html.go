@@ -17,32 +17,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return reportTmpl.Execute(w, r)
 }
 
-// exitMeaning says what an exit code means, as the README does.
-func exitMeaning(code int) string {
-	switch code {
-	case 0:
-		return "every URL fetched, unchanged or excluded by the site's rules"
-	case 1:
-		return "some URLs failed for good"
-	case 2:
-		return "usage or input error"
-	case 3:
-		return "another crawl held the database"
-	case 130:
-		return "interrupted by SIGINT"
-	case 143:
-		return "interrupted by SIGTERM"
-	}
-	return "unknown"
-}
-
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"timeline": timelineSVG,
 	"secs":     HumanSeconds,
 	"dur":      HumanDuration,
 	"bytes":    HumanBytes,
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"exitText": exitMeaning,
+	"exitText": ExitMeaning,
 	"join":     strings.Join,
 	"plural":   plural,
 }).Parse(`<!doctype html>

@@ -97,3 +97,32 @@ func describeStatus(status int, reason string) string {
 	}
 	return fmt.Sprintf("%d", status)
 }
+
+// cachedRobots looks up the cached robots.txt copy of key: the rules when
+// the copy is fresh at now, else nil rules and the stale copy (nil when
+// there is none), which may stand in if the host turns out unreachable.
+// db may be nil: nothing is cached then.
+func cachedRobots(db RobotsCache, key string, now time.Time) (*robots.Robots, *frontier.RobotsCopy, error) {
+	if db == nil {
+		return nil, nil, nil
+	}
+	cp, ok, err := db.Robots(key)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	if now.Before(cp.Expires) {
+		return robots.FromResponse(cp.Status, cp.Body), &cp, nil
+	}
+	return nil, &cp, nil
+}
+
+// settleRobots interprets a robots.txt fetch of key (interpretRobots) and
+// caches the fresh copy it makes, if any, in db (which may be nil). The
+// error is the cache's: the rules stand whether or not it was written.
+func settleRobots(db RobotsCache, key string, rr *robotsResult, cached *frontier.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *frontier.RobotsCopy, err error) {
+	rb, how, fresh = interpretRobots(key, rr, cached, ttl, now)
+	if fresh != nil && db != nil {
+		err = db.PutRobots(*fresh)
+	}
+	return rb, how, fresh, err
+}
