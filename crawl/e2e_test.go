@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -36,6 +37,18 @@ func fastConfig(t *testing.T, seeds ...string) crawl.Config {
 		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, s), Line: i + 1})
 	}
 	return cfg
+}
+
+// onFakeClock runs cfg on a fake clock that moves to the next timer
+// whenever the run waits on time alone, so that what would take seconds
+// of pacing, Retry-After or --max-duration takes milliseconds; time
+// asserted is the clock's. The clock starts at the wall clock's now.
+func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
+	t.Helper()
+	clk := fakeclock.New(time.Now())
+	cfg.Clock = clk
+	t.Cleanup(clk.Auto(5 * time.Millisecond))
+	return clk
 }
 
 func mustNormalize(t *testing.T, s string) string {

@@ -174,12 +174,13 @@ func TestSpentBudgetStopsAtOnce(t *testing.T) {
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2")
 	cfg.MaxRequests = 3 // robots.txt, /p1, /ra
-	start := time.Now()
+	clk := onFakeClock(t, &cfg)
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := clk.Since(start); took > 3*time.Second {
 		t.Errorf("run took %s after its budget was spent, want it to stop at once", took)
 	}
 	if rep.StopReason != "stopped by max-requests" || rep.ExitCode != 0 {
