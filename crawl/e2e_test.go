@@ -107,15 +107,18 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
+	var cfg crawl.Config
+	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
 	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second})
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Now: clk.Now})
 
 	var seeds []string
 	for i := 0; i < 6; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", calmSrv.URL, i), fmt.Sprintf("%s/doc/%d", busySrv.URL, i))
 	}
 	seeds = append(seeds, calmSrv.URL+"/private/secret", busySrv.URL+"/private/x")
-	cfg := fastConfig(t, seeds...)
+	cfg = fastConfig(t, seeds...)
+	cfg.Clock = clk
 	cfg.Pace.Start = 5 * time.Millisecond // start well above the busy origin's 20/s
 	db := mustOpen(t)
 

@@ -124,6 +124,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	cfg := fastConfig(t, seeds...)
 	cfg.MaxDuration = 600 * time.Millisecond
 	cfg.MaxAttempts = 50
+	onFakeClock(t, &cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {

@@ -52,6 +52,11 @@ type Config struct {
 	Capacity float64
 	QueueMax int
 
+	// Now is the origin's clock for its token bucket and queue; nil means
+	// time.Now. A test that runs a crawl on a fake clock gives the origin
+	// the same clock. Latency is slept on the wall clock either way.
+	Now func() time.Time
+
 	// Latency added to every response (time to first byte).
 	Latency time.Duration
 
@@ -127,6 +132,9 @@ func New(cfg Config) *Origin {
 		now:          time.Now,
 		sleep:        sleepCtx,
 		trickleEvery: 100 * time.Millisecond,
+	}
+	if cfg.Now != nil {
+		o.now = cfg.Now
 	}
 	o.stats = Stats{ByPath: map[string]int{}, ByStatus: map[int]int{}}
 	return o
