@@ -74,6 +74,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 		return 200, ""
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2", srv.URL+"/p3")
+	clk := onFakeClock(t, &cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -86,7 +87,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 		t.Errorf("first run: host stopped %q, want deferred", rep.Hosts[0].Stopped)
 	}
 	e, err := db.Get("test", srv.URL+"/ra")
-	if err != nil || e.State != store.Deferred || e.NextAt.Before(time.Now().Add(59*time.Minute)) {
+	if err != nil || e.State != store.Deferred || e.NextAt.Before(clk.Now().Add(59*time.Minute)) {
 		t.Errorf("/ra after the first run = %+v, %v; want deferred, not before an hour from now", e, err)
 	}
 
