@@ -13,7 +13,7 @@ import (
 // what it means for the entry, and apply carries that out.
 func (c *crawler) handle(r result) {
 	h := c.hosts.byKey[r.host]
-	c.inflight--
+	c.setInflight(c.inflight - 1)
 	h.inflight--
 	now := c.clock.Now()
 	if r.robots != nil {

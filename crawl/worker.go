@@ -61,7 +61,7 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 
 // begin counts a request to h starting at now.
 func (c *crawler) begin(h *hostRun, now time.Time) {
-	c.inflight++
+	c.setInflight(c.inflight + 1)
 	c.budget.requests++
 	h.inflight++
 	h.requests++
@@ -69,6 +69,15 @@ func (c *crawler) begin(h *hostRun, now time.Time) {
 	if !h.waitingSince.IsZero() {
 		h.stats.WaitS += now.Sub(h.waitingSince).Seconds()
 		h.waitingSince = time.Time{}
+	}
+}
+
+// setInflight sets how many requests the run has in flight, and tells
+// the clock if it wants to know.
+func (c *crawler) setInflight(n int) {
+	c.inflight = n
+	if w, ok := c.clock.(inflightWatcher); ok {
+		w.InFlight(n)
 	}
 }
 

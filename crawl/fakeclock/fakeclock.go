@@ -18,6 +18,7 @@ type Clock struct {
 	now      time.Time
 	timers   []*timer // pending, in no order
 	activity uint64   // calls so far: Auto waits for a quiet spell
+	inflight int      // requests in flight, as the run last said
 }
 
 // New returns a clock standing at t0.
@@ -79,6 +80,15 @@ func (c *Clock) AdvanceToNext() bool {
 	return true
 }
 
+// InFlight is told by a crawl how many requests it has in flight; Auto
+// lets fake time pass during them only when they are slow.
+func (c *Clock) InFlight(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	c.inflight = n
+}
+
 // Pending returns how many timers wait to fire.
 func (c *Clock) Pending() int {
 	c.mu.Lock()
@@ -87,21 +97,21 @@ func (c *Clock) Pending() int {
 }
 
 // Auto moves the clock to the next pending timer whenever nobody has used
-// it for quiet (real time): then whoever waits, waits on time alone, for
-// requests in flight take real time and call the clock when they end.
-// Time a request is in flight beyond quiet passes as fake time too, so a
-// slow server meets a --max-duration or a grace period as it would for
-// real. The returned func stops it; call it before the test ends.
+// it for quiet (real time) and the run has no request in flight: then
+// whoever waits, waits on time alone. A request in flight for slow (real
+// time, 40 x quiet) lets fake time pass too, so that a slow server meets
+// a --max-duration or a grace period as it would for real. The returned
+// func stops it; call it before the test ends.
 func (c *Clock) Auto(quiet time.Duration) (stop func()) {
+	slow := 40 * quiet
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(quiet)
 		defer tick.Stop()
-		c.mu.Lock()
-		last := c.activity
-		c.mu.Unlock()
+		var last uint64
+		var quietFor time.Duration
 		for {
 			select {
 			case <-done:
@@ -109,15 +119,21 @@ func (c *Clock) Auto(quiet time.Duration) (stop func()) {
 			case <-tick.C:
 			}
 			c.mu.Lock()
-			quietNow := c.activity == last
-			last = c.activity
-			c.mu.Unlock()
-			if quietNow {
-				c.AdvanceToNext()
-				c.mu.Lock()
-				last = c.activity
+			if c.activity != last {
+				last, quietFor = c.activity, 0
 				c.mu.Unlock()
+				continue
 			}
+			quietFor += quiet
+			busy := c.inflight > 0
+			c.mu.Unlock()
+			if busy && quietFor < slow {
+				continue
+			}
+			c.AdvanceToNext()
+			c.mu.Lock()
+			last, quietFor = c.activity, 0
+			c.mu.Unlock()
 		}
 	}()
 	return func() {

@@ -92,3 +92,23 @@ func TestAuto(t *testing.T) {
 		t.Fatal("Auto never advanced to the pending timer")
 	}
 }
+
+// TestAutoWaitsForRequestsInFlight: with a request in flight Auto lets a
+// short quiet spell pass without moving the clock; once the request is
+// slow (40 quiet spells), fake time passes too.
+func TestAutoWaitsForRequestsInFlight(t *testing.T) {
+	c := New(t0)
+	c.InFlight(1)
+	stop := c.Auto(time.Millisecond)
+	defer stop()
+	tm := c.NewTimer(time.Hour)
+	start := time.Now()
+	select {
+	case <-tm.C():
+		if took := time.Since(start); took < 40*time.Millisecond {
+			t.Errorf("fired after %s of quiet with a request in flight, want at least 40ms", took)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Auto never advanced past a slow request")
+	}
+}
