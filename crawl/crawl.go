@@ -53,7 +53,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
-	runErr := c.loop(ctx)
+	runErr := (&scheduler{crawler: c}).loop(ctx)
 	rep, err := c.finish(runErr)
 	if err != nil {
 		return rep, err

@@ -10,7 +10,7 @@ import (
 // dispatch starts every request that may start now, serving ready hosts
 // round-robin, and returns when the next host becomes ready (zero if none
 // is waiting on time).
-func (c *crawler) dispatch(ctx context.Context, now time.Time) (time.Time, error) {
+func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, error) {
 	var wake time.Time
 	soonest := func(t time.Time) {
 		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
@@ -19,23 +19,23 @@ func (c *crawler) dispatch(ctx context.Context, now time.Time) (time.Time, error
 	}
 	// One pass over the ring from where the last started request left
 	// it; the next pass starts after the last host served in this one.
-	s := c.hosts
+	s := sc.hosts
 	n, first := len(s.ring), s.next
-	for i := 0; i < n && c.inflight < c.cfg.Concurrency && c.stopReason == ""; i++ {
+	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopReason == ""; i++ {
 		h := s.byKey[s.ring[(first+i)%n]]
-		if h.held() || h.inflight >= c.cfg.PerHost || !h.hasWork() {
+		if h.held() || h.inflight >= sc.cfg.PerHost || !h.hasWork() {
 			continue
 		}
 		// Budgets first: a spent budget stops at once, not when the
 		// host's pace would next allow a request.
-		if !c.budgetAllows(h) {
+		if !sc.budgetAllows(h) {
 			continue
 		}
-		if at, ok := c.readyAt(h, now); !ok {
+		if at, ok := sc.readyAt(h, now); !ok {
 			soonest(at)
 			continue
 		}
-		at, served, err := c.serve(ctx, h, now)
+		at, served, err := sc.serve(ctx, h, now)
 		if err != nil {
 			return wake, err
 		}
@@ -49,12 +49,12 @@ func (c *crawler) dispatch(ctx context.Context, now time.Time) (time.Time, error
 
 // budgetAllows checks the request budgets before a request to h: a spent
 // run budget stops the run, a spent --max-per-host holds the host.
-func (c *crawler) budgetAllows(h *hostRun) bool {
-	if name := c.budget.spent(); name != "" {
-		c.stop("budget", name)
+func (sc *scheduler) budgetAllows(h *hostRun) bool {
+	if name := sc.budget.spent(); name != "" {
+		sc.stop("budget", name)
 		return false
 	}
-	if c.budget.hostSpent(h.requests) {
+	if sc.budget.hostSpent(h.requests) {
 		h.stop(holdResume, "max-per-host budget", time.Time{})
 		return false
 	}
@@ -63,7 +63,7 @@ func (c *crawler) budgetAllows(h *hostRun) bool {
 
 // readyAt reports whether h may get a request at now; when it may not, it
 // returns when it may (zero: not on time, or not this run).
-func (c *crawler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
+func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	switch {
 	case h.rb == nil && h.robotsBusy:
 		return time.Time{}, false
@@ -71,15 +71,15 @@ func (c *crawler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 		return h.robotsRetryAt, false
 	case len(h.buf) == 0 && now.Before(h.nextAt):
 		// Held by a Retry-After of an earlier run, kept in the frontier.
-		if c.deferral(h, now, h.nextAt, causeEarlierRun) {
+		if sc.deferral(h, now, h.nextAt, causeEarlierRun) {
 			return time.Time{}, false
 		}
 		return h.nextAt, false
 	}
-	if ready := c.pacer.Ready(h.key, now); now.Before(ready) {
+	if ready := sc.pacer.Ready(h.key, now); now.Before(ready) {
 		// Held by the pace, or by a Retry-After of an earlier run kept in
 		// the host's state.
-		if c.deferral(h, now, ready, causeEarlierRun) {
+		if sc.deferral(h, now, ready, causeEarlierRun) {
 			return time.Time{}, false
 		}
 		if h.waitingSince.IsZero() {
@@ -94,14 +94,14 @@ func (c *crawler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 // yet known, else its next entry that robots.txt allows. It reports
 // whether the host was served (the ring moves on past it) and when the
 // host could take another request.
-func (c *crawler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Time, bool, error) {
+func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Time, bool, error) {
 	served := false
 	if h.rb == nil {
-		ok, err := c.hosts.fill(h, now)
+		ok, err := sc.hosts.fill(h, now)
 		if err != nil || !ok {
 			return time.Time{}, false, err
 		}
-		if err := c.startRobots(ctx, h, now); err != nil {
+		if err := sc.startRobots(ctx, h, now); err != nil {
 			return time.Time{}, false, err
 		}
 		served = true
@@ -109,7 +109,7 @@ func (c *crawler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Ti
 			return time.Time{}, served, nil
 		}
 	}
-	e, ok, err := c.nextEntry(h, now)
+	e, ok, err := sc.nextEntry(h, now)
 	if err != nil {
 		return time.Time{}, served, err
 	}
@@ -119,33 +119,33 @@ func (c *crawler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Ti
 		}
 		return time.Time{}, served, nil
 	}
-	c.startFetch(ctx, h, e, now)
-	if h.inflight < c.cfg.PerHost && h.hasWork() {
+	sc.startFetch(ctx, h, e, now)
+	if h.inflight < sc.cfg.PerHost && h.hasWork() {
 		// Room for another request to this host once its pace allows.
-		return c.pacer.Ready(h.key, now), true, nil
+		return sc.pacer.Ready(h.key, now), true, nil
 	}
 	return time.Time{}, true, nil
 }
 
 // nextEntry returns the host's next entry that robots.txt allows; the
 // disallowed ones it meets are recorded as excluded on the way.
-func (c *crawler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool, error) {
+func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool, error) {
 	for {
-		if ok, err := c.hosts.fill(h, now); !ok || err != nil {
+		if ok, err := sc.hosts.fill(h, now); !ok || err != nil {
 			return frontier.Entry{}, false, err
 		}
 		e := h.buf[0]
 		h.buf = h.buf[1:]
 		u, err := normalizeURL(e.URL)
 		if err != nil {
-			c.ledger.finish(&e, frontier.Dead, "bad-url")
+			sc.ledger.finish(&e, frontier.Dead, "bad-url")
 			continue
 		}
-		d := h.rb.Test(c.agent, requestTarget(u))
+		d := h.rb.Test(sc.agent, requestTarget(u))
 		if !d.Allowed {
 			h.stats.Excluded++
-			c.ledger.finish(&e, frontier.Excluded, "robots")
-			c.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
+			sc.ledger.finish(&e, frontier.Excluded, "robots")
+			sc.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
 			continue
 		}
 		return e, true, nil

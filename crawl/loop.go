@@ -6,6 +6,15 @@ import (
 	"time"
 )
 
+// scheduler runs a crawl's loop on the run's Clock: it decides when each
+// request starts (the hosts served round-robin as their pace, robots.txt
+// and budgets allow), when to wait and for how long, and when the run
+// stops (the deadline, a budget, a signal, the grace period). It is the
+// one goroutine that touches the run's state.
+type scheduler struct {
+	*crawler
+}
+
 // paceSaveEvery is how often a running crawl writes every host's pace
 // state, so that a crawl killed without warning keeps what it learned
 // (raised delays are written at once anyway).
@@ -17,134 +26,134 @@ const progressEvery = 200 * time.Millisecond
 // loop dispatches requests until the frontier has nothing eligible left, a
 // budget binds or ctx is cancelled; then it lets in-flight requests finish
 // for up to cfg.Grace and cuts the rest. It is the one goroutine that
-// touches the run's state: workers hand their results back on c.results.
-func (c *crawler) loop(ctx context.Context) error {
+// touches the run's state: workers hand their results back on sc.results.
+func (sc *scheduler) loop(ctx context.Context) error {
 	fetchCtx, cancelFetch := context.WithCancel(context.Background())
 	defer cancelFetch()
 	var deadline time.Time
-	if c.cfg.MaxDuration > 0 {
-		deadline = c.start.Add(c.cfg.MaxDuration)
+	if sc.cfg.MaxDuration > 0 {
+		deadline = sc.start.Add(sc.cfg.MaxDuration)
 	}
-	t := ticks{lastSave: c.start}
+	t := ticks{lastSave: sc.start}
 	var graceC <-chan time.Time
 	for {
-		now := c.clock.Now()
-		if graceC == nil && c.stopping(ctx, now, deadline) {
-			graceTimer := c.clock.NewTimer(c.cfg.Grace)
+		now := sc.clock.Now()
+		if graceC == nil && sc.stopping(ctx, now, deadline) {
+			graceTimer := sc.clock.NewTimer(sc.cfg.Grace)
 			defer graceTimer.Stop()
 			graceC = graceTimer.C()
 		}
 		stopping := graceC != nil
-		wake, err := c.step(fetchCtx, now, deadline, stopping)
+		wake, err := sc.step(fetchCtx, now, deadline, stopping)
 		if err != nil {
 			return err
 		}
-		c.tick(&t, now)
-		if c.inflight == 0 && (stopping || (wake.IsZero() && !c.hosts.stale && c.stopReason == "")) {
-			if stopping || c.stopReason != "" {
+		sc.tick(&t, now)
+		if sc.inflight == 0 && (stopping || (wake.IsZero() && !sc.hosts.stale && sc.stopReason == "")) {
+			if stopping || sc.stopReason != "" {
 				break
 			}
 			// Nothing eligible and nothing in flight: make sure the
 			// frontier agrees before ending.
-			if err := c.hosts.refresh(now); err != nil {
+			if err := sc.hosts.refresh(now); err != nil {
 				return err
 			}
-			if !c.hosts.anyWork() {
+			if !sc.hosts.anyWork() {
 				break
 			}
 			continue
 		}
-		if c.stopReason != "" && !stopping {
+		if sc.stopReason != "" && !stopping {
 			continue
 		}
-		c.wait(ctx, now, wake, deadline, stopping, graceC, cancelFetch)
+		sc.wait(ctx, now, wake, deadline, stopping, graceC, cancelFetch)
 	}
-	c.flush()
+	sc.flush()
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 			return cause
 		}
 		return &Interrupted{Signal: "cancel", Code: ExitInterrupted}
 	}
-	return c.failure()
+	return sc.failure()
 }
 
 // stopping reports whether the run stops dispatching at now: interrupted,
 // past --max-duration, a fatal error or a budget already bound.
-func (c *crawler) stopping(ctx context.Context, now, deadline time.Time) bool {
+func (sc *scheduler) stopping(ctx context.Context, now, deadline time.Time) bool {
 	switch {
 	case ctx.Err() != nil:
-		c.stop("interrupted", "")
+		sc.stop("interrupted", "")
 	case !deadline.IsZero() && !now.Before(deadline):
-		c.stop("budget", "max-duration")
-	case c.failure() != nil:
-		c.stop("error", "")
+		sc.stop("budget", "max-duration")
+	case sc.failure() != nil:
+		sc.stop("error", "")
 	}
-	return c.stopReason != ""
+	return sc.stopReason != ""
 }
 
 // step commits what the last results decided, then starts what may start
 // now (unless stopping) and commits that too; it returns when the next
 // host becomes ready (zero if none is waiting on time).
-func (c *crawler) step(ctx context.Context, now, deadline time.Time, stopping bool) (time.Time, error) {
+func (sc *scheduler) step(ctx context.Context, now, deadline time.Time, stopping bool) (time.Time, error) {
 	// Commit what the last results decided before anything new is taken:
 	// a crawl killed now refetches only what was in flight.
-	if err := c.flush(); err != nil {
+	if err := sc.flush(); err != nil {
 		return time.Time{}, err
 	}
 	var wake time.Time
 	if !stopping {
-		if c.hosts.stale {
-			if err := c.hosts.refresh(now); err != nil {
+		if sc.hosts.stale {
+			if err := sc.hosts.refresh(now); err != nil {
 				return wake, err
 			}
 		}
 		var err error
-		if wake, err = c.dispatch(ctx, now); err != nil {
+		if wake, err = sc.dispatch(ctx, now); err != nil {
 			return wake, err
 		}
 	}
-	return wake, c.flush()
+	return wake, sc.flush()
 }
 
 // ticks is when the loop last saved pace state and reported progress.
 type ticks struct{ lastSave, lastProgress time.Time }
 
 // tick saves every host's pace state and reports progress when they are due.
-func (c *crawler) tick(t *ticks, now time.Time) {
+func (sc *scheduler) tick(t *ticks, now time.Time) {
 	if now.Sub(t.lastSave) >= paceSaveEvery {
-		if err := c.hosts.save(); err != nil {
-			c.log.Warn("cannot save pace state", "err", err)
+		if err := sc.hosts.save(); err != nil {
+			sc.log.Warn("cannot save pace state", "err", err)
 		}
 		t.lastSave = now
 	}
-	if c.cfg.Progress != nil && now.Sub(t.lastProgress) >= progressEvery {
-		c.cfg.Progress(c.progress(now))
+	if sc.cfg.Progress != nil && now.Sub(t.lastProgress) >= progressEvery {
+		sc.cfg.Progress(sc.progress(now))
 		t.lastProgress = now
 	}
 }
 
 // flush commits the ledger; new entries make the hosts' queues stale.
-func (c *crawler) flush() error {
-	added, err := c.ledger.flush(c.db)
+func (sc *scheduler) flush() error {
+	added, err := sc.ledger.flush(sc.db)
 	if added {
-		c.hosts.stale = true
+		sc.hosts.stale = true
 	}
 	return err
 }
 
 // failure is the error that stops the run: a body or the manifest not written.
-func (c *crawler) failure() error {
-	if c.fatal != nil {
-		return c.fatal
+func (sc *scheduler) failure() error {
+	if sc.fatal != nil {
+		return sc.fatal
 	}
-	return c.ledger.err
+	return sc.ledger.err
 }
 
 // wait blocks until a result comes in, the next host is ready, the run's
 // deadline passes, ctx is cancelled or, when stopping, the grace period
 // ends (then in-flight requests are cut).
-func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopping bool, graceC <-chan time.Time, cancelFetch func()) {
+func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, stopping bool, graceC <-chan time.Time, cancelFetch func()) {
 	var timerC <-chan time.Time
 	if !stopping {
 		until := wake
@@ -152,7 +161,7 @@ func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopp
 			until = deadline // a hard stop even while every worker is busy
 		}
 		if !until.IsZero() {
-			t := c.clock.NewTimer(max(until.Sub(now), time.Millisecond))
+			t := sc.clock.NewTimer(max(until.Sub(now), time.Millisecond))
 			defer t.Stop()
 			timerC = t.C()
 		}
@@ -162,12 +171,12 @@ func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopp
 		done = nil // already stopping: wait for in-flight requests or the grace
 	}
 	select {
-	case r := <-c.results:
-		c.handle(r)
+	case r := <-sc.results:
+		sc.handle(r)
 		for {
 			select {
-			case r := <-c.results:
-				c.handle(r)
+			case r := <-sc.results:
+				sc.handle(r)
 			default:
 				return
 			}
@@ -180,26 +189,26 @@ func (c *crawler) wait(ctx context.Context, now, wake, deadline time.Time, stopp
 }
 
 // stop ends dispatching for the run; a budget that stops it counts as bound.
-func (c *crawler) stop(reason, budget string) {
-	if c.stopReason != "" {
+func (sc *scheduler) stop(reason, budget string) {
+	if sc.stopReason != "" {
 		return
 	}
-	c.stopReason = reason
+	sc.stopReason = reason
 	if budget != "" {
-		c.stopReason = "stopped by " + budget
-		c.budget.bind(budget)
-		c.log.Info("budget reached", "budget", budget)
+		sc.stopReason = "stopped by " + budget
+		sc.budget.bind(budget)
+		sc.log.Info("budget reached", "budget", budget)
 	}
 }
 
 // progress is a snapshot for the progress display.
-func (c *crawler) progress(now time.Time) Progress {
-	p := Progress{Requests: c.budget.requests, Throttled: c.throttled, Elapsed: now.Sub(c.start)}
-	for _, n := range c.ledger.counts {
+func (sc *scheduler) progress(now time.Time) Progress {
+	p := Progress{Requests: sc.budget.requests, Throttled: sc.throttled, Elapsed: now.Sub(sc.start)}
+	for _, n := range sc.ledger.counts {
 		p.Done += n
 	}
-	p.Total = p.Done + c.inflight
-	for _, h := range c.hosts.byKey {
+	p.Total = p.Done + sc.inflight
+	for _, h := range sc.hosts.byKey {
 		p.Total += h.queued + len(h.buf)
 		if h.active() {
 			p.HostsActive++
@@ -209,7 +218,7 @@ func (c *crawler) progress(now time.Time) Progress {
 		}
 	}
 	if s := p.Elapsed.Seconds(); s >= 1 { // a rate over milliseconds says nothing
-		p.Rate = float64(c.budget.requests) / s
+		p.Rate = float64(sc.budget.requests) / s
 	}
 	return p
 }
