@@ -110,7 +110,7 @@ func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	var cfg crawl.Config
 	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
 	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Now: clk.Now})
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
 
 	var seeds []string
 	for i := 0; i < 6; i++ {
