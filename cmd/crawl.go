@@ -212,7 +212,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
-	if rep.ExitCode != 0 {
+	if rep.ExitCode != crawl.ExitOK {
 		return &exitError{code: rep.ExitCode}
 	}
 	return nil

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,11 +116,11 @@ func checkExit(io IO, err error) error {
 		intr *crawl.Interrupted
 	)
 	switch {
-	case err == nil, errors.As(err, &ee), errors.As(err, &intr), exitCode(err) == 2:
+	case err == nil, errors.As(err, &ee), errors.As(err, &intr), exitCode(err) == crawl.ExitUsage:
 		return err
 	}
 	fmt.Fprintf(io.ErrOut, "polite: %v\n", err)
-	return errors.Join(errSilent, &exitError{code: 2})
+	return errors.Join(errSilent, &exitError{code: crawl.ExitUsage})
 }
 
 // checkResult is the answer for one URL.
@@ -163,36 +161,9 @@ type requestRate struct {
 }
 
 func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOptions) error {
-	ua := opts.UserAgent
-	if ua == "" {
-		var err error
-		if ua, err = defaultUserAgent(os.Getenv); err != nil {
-			return err
-		}
-	}
-	agent := opts.Agent
-	if agent == "" {
-		agent = robots.ProductToken(ua)
-	}
-	if agent == "" {
-		return fmt.Errorf("%w: no product token in --user-agent %q: give --agent", errUsage, ua)
-	}
-	if opts.Timeout <= 0 {
-		return fmt.Errorf("%w: --timeout must be positive", errUsage)
-	}
-	if opts.RobotsTTL < 0 {
-		return fmt.Errorf("%w: --robots-ttl must not be negative", errUsage)
-	}
-	// Every URL is checked before anything is read or fetched.
-	targets := make([]*url.URL, len(opts.URLs))
-	for i, raw := range opts.URLs {
-		n, err := crawl.Normalize(raw)
-		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if targets[i], err = url.Parse(n); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
+	ua, agent, targets, err := opts.check()
+	if err != nil {
+		return err
 	}
 	rulesFor, closeFn, err := opts.source(io, g, ua)
 	if err != nil {
@@ -229,22 +200,48 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 		disallowed = disallowed || !r.Allowed
 		results = append(results, r)
 	}
-	if opts.JSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Agent   string        `json:"agent"`
-			Results []checkResult `json:"results"`
-		}{agent, results}); err != nil {
-			return err
-		}
-	} else if err := writeChecks(io.Out, agent, results); err != nil {
+	if err := opts.write(io, agent, results); err != nil {
 		return err
 	}
 	if disallowed {
-		return errors.Join(errSilent, &exitError{code: 1})
+		return errors.Join(errSilent, &exitError{code: crawl.ExitFailure})
 	}
 	return nil
+}
+
+// check validates the options before anything is read or fetched: it
+// returns the User-Agent, the product token and every URL normalised.
+func (opts *robotsCheckOptions) check() (ua, agent string, targets []*url.URL, err error) {
+	ua = opts.UserAgent
+	if ua == "" {
+		if ua, err = defaultUserAgent(os.Getenv); err != nil {
+			return "", "", nil, err
+		}
+	}
+	agent = opts.Agent
+	if agent == "" {
+		agent = robots.ProductToken(ua)
+	}
+	if agent == "" {
+		return "", "", nil, fmt.Errorf("%w: no product token in --user-agent %q: give --agent", errUsage, ua)
+	}
+	if opts.Timeout <= 0 {
+		return "", "", nil, fmt.Errorf("%w: --timeout must be positive", errUsage)
+	}
+	if opts.RobotsTTL < 0 {
+		return "", "", nil, fmt.Errorf("%w: --robots-ttl must not be negative", errUsage)
+	}
+	targets = make([]*url.URL, len(opts.URLs))
+	for i, raw := range opts.URLs {
+		n, err := crawl.Normalize(raw)
+		if err != nil {
+			return "", "", nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if targets[i], err = url.Parse(n); err != nil {
+			return "", "", nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	return ua, agent, targets, nil
 }
 
 // rulesFunc returns the rules that apply to a URL and where they came from.
@@ -313,82 +310,4 @@ func checkOne(rb *robots.Robots, src checkSource, agent, target string) (checkRe
 			Requests: rr.Requests, PerS: rr.Per.Seconds(), IntervalS: rr.Interval().Seconds()}
 	}
 	return r, nil
-}
-
-// fmtPer writes a Request-rate's time the way robots.txt does: 10s, 1m, 2h.
-func fmtPer(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	}
-	return fmt.Sprintf("%gs", d.Seconds())
-}
-
-// writeChecks writes the text form documented in the command's help.
-func writeChecks(w io.Writer, agent string, rs []checkResult) error {
-	var b strings.Builder
-	field := func(name, format string, a ...any) {
-		fmt.Fprintf(&b, "  %-14s%s\n", name, fmt.Sprintf(format, a...))
-	}
-	for i, r := range rs {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		verdict := "ALLOWED"
-		if !r.Allowed {
-			verdict = "DISALLOWED"
-		}
-		fmt.Fprintf(&b, "%-12s%s\n", verdict, r.URL)
-		field("robots.txt", "%s", r.Robots.describe())
-		field("agent", "%s", agent)
-		if r.Group == "" {
-			field("group", "none")
-		} else {
-			field("group", "%q (line %d)", r.Group, r.GroupLine)
-		}
-		if r.Rule == "" {
-			field("rule", "none")
-		} else {
-			field("rule", "%q (line %d)", r.Rule, r.RuleLine)
-		}
-		field("reason", "%s", r.Reason)
-		if r.crawlDelay > 0 {
-			field("crawl-delay", "%s", r.crawlDelay)
-		} else {
-			field("crawl-delay", "none")
-		}
-		if rr := r.RequestRate; rr != nil {
-			field("request-rate", "%s (a request every %s)", rr.Text, time.Duration(rr.IntervalS*float64(time.Second)))
-		} else {
-			field("request-rate", "none")
-		}
-		for _, s := range r.Sitemaps {
-			field("sitemap", "%s", s)
-		}
-		if len(r.Sitemaps) == 0 {
-			field("sitemap", "none")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// describe says where rules came from in one line.
-func (s checkSource) describe() string {
-	const ts = time.RFC3339
-	switch {
-	case s.File != "":
-		return s.File
-	case s.Cached:
-		return fmt.Sprintf("%s (cached copy of %s, until %s)", s.URL, s.FetchedAt.Format(ts), s.Expires.Format(ts))
-	case s.Unreachable, s.Stale:
-		return fmt.Sprintf("%s (%s)", s.URL, s.How)
-	}
-	redirects := ""
-	if s.Requests > 1 {
-		redirects = fmt.Sprintf(" after %d redirects", s.Requests-1)
-	}
-	return fmt.Sprintf("%s (fetched: %s%s; cached until %s)", s.URL, s.How, redirects, s.Expires.Format(ts))
 }

@@ -95,17 +95,17 @@ func exitCode(err error) int {
 	)
 	switch {
 	case err == nil:
-		return 0
+		return crawl.ExitOK
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &intr):
 		return intr.Code
 	case errors.Is(err, store.ErrLocked):
-		return 3
+		return crawl.ExitLocked
 	case errors.Is(err, crawl.ErrUsage), errors.Is(err, crawl.ErrNoSeeds), errors.As(err, &se), errors.Is(err, errUsage):
-		return 2
+		return crawl.ExitUsage
 	}
-	return 1
+	return crawl.ExitFailure
 }
 
 // errUsage marks a bad flag or argument.

@@ -20,10 +20,10 @@ var stopSignals = []struct {
 	name string
 	code int
 }{
-	{syscall.SIGHUP, "SIGHUP", 129},
-	{os.Interrupt, "SIGINT", 130},
-	{syscall.SIGPIPE, "SIGPIPE", 141},
-	{syscall.SIGTERM, "SIGTERM", 143},
+	{syscall.SIGHUP, "SIGHUP", crawl.ExitHangup},
+	{os.Interrupt, "SIGINT", crawl.ExitInterrupted},
+	{syscall.SIGPIPE, "SIGPIPE", crawl.ExitBrokenPipe},
+	{syscall.SIGTERM, "SIGTERM", crawl.ExitTerminated},
 }
 
 // signalLog is where the signal notices go: the running command's logger
@@ -45,7 +45,7 @@ func signalContext() (context.Context, func()) {
 	go func() {
 		first := true
 		for sig := range ch {
-			code, name := 143, sig.String()
+			code, name := crawl.ExitTerminated, sig.String()
 			for _, s := range stopSignals {
 				if s.sig == sig {
 					code, name = s.code, s.name

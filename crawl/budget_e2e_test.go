@@ -23,15 +23,17 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 	cfg := fastConfig(t, seeds...)
 	cfg.FloorHosts = map[string]time.Duration{srv.key(): 40 * time.Millisecond}
 	cfg.MaxDuration = 300 * time.Millisecond
+	cfg.Grace = 500 * time.Millisecond
+	clk := onFakeClock(t, &cfg)
 	db := mustOpen(t)
 
-	start := time.Now()
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), db, cfg)
-	el := time.Since(start)
+	el := clk.Since(start)
 	if err != nil {
 		t.Fatalf("first run: %v", err)
 	}
-	if el > cfg.MaxDuration+500*time.Millisecond {
+	if el > cfg.MaxDuration+cfg.Grace {
 		t.Errorf("first run took %s, want about --max-duration %s", el, cfg.MaxDuration)
 	}
 	done := len(srv.log())
@@ -89,14 +91,15 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 	cfg.MaxDuration = 200 * time.Millisecond
 	cfg.Grace = 100 * time.Millisecond
 	cfg.Concurrency = 1 // every worker busy with the slow request
+	clk := onFakeClock(t, &cfg)
 	db := mustOpen(t)
 
-	start := time.Now()
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if el := time.Since(start); el > 1500*time.Millisecond {
+	if el := clk.Since(start); el > cfg.MaxDuration+cfg.Grace {
 		t.Errorf("run took %s with --max-duration %s and grace %s", el, cfg.MaxDuration, cfg.Grace)
 	}
 	slow := mustGet(t, db, cfg.Job, srv.URL+"/slow/4000")

@@ -17,6 +17,11 @@ type Timer interface {
 	Stop() bool
 }
 
+// inflightWatcher is an optional part of a Clock: a fake clock (see
+// crawl/fakeclock) learns from it how many requests the run has in
+// flight, so that it moves on its own only while the run waits on time.
+type inflightWatcher interface{ InFlight(n int) }
+
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
 )
 
 // Scope says which discovered links a crawl follows.
@@ -152,28 +151,6 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
-
-// Store is what a crawl needs from the database. store.DB implements it.
-type Store interface {
-	pace.StateStore
-	SaveAll([]pace.State) error
-	Robots(host string) (store.RobotsCopy, bool, error)
-	PutRobots(store.RobotsCopy) error
-	Acquire(store.Holder) error
-	Release(store.Holder) error
-	BeginRun(job string, at time.Time) (store.Run, error)
-	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
-	Enqueue(job string, es []store.Entry) (int, error)
-	Prepare(job string, refreshBefore time.Time) error
-	QueuedHosts(job string) ([]store.HostQueue, error)
-	Take(job, host string, now time.Time, n int) ([]store.Entry, error)
-	Update([]store.Entry) error
-	Record(job string, added, changed []store.Entry, fetches []store.Fetch) (int, error)
-	Counts(job string) (map[store.State]int, error)
-	Entries(job string, s store.State, limit int) ([]store.Entry, error)
-}
-
-var _ Store = (*store.DB)(nil)
 
 // Progress is a snapshot of a running crawl for a progress display.
 type Progress struct {

@@ -9,19 +9,18 @@ import (
 	"log/slog"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
 )
 
 // Interrupted is the cause a caller gives when it cancels a crawl's context
 // for a signal; the run saves its state and reports Code as its exit code.
 type Interrupted struct {
 	Signal string // "SIGINT", "SIGTERM"
-	Code   int    // 130, 143
+	Code   int    // ExitInterrupted, ExitTerminated
 }
 
 func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
@@ -30,14 +29,14 @@ func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
 // the job's frontier, fetches what is due, and writes bodies, manifest.jsonl
 // and report.json under cfg.OutDir. It returns the run's report whenever the
 // run started, even when it also returns an error (interrupted, a write
-// failure). The lock error wraps store.ErrLocked.
+// failure). The lock error is the Store's (store.ErrLocked for store.DB).
 func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	// The lock first: a crawl refused because another holds the database
 	// touches nothing, not even the output folder.
-	holder := store.ThisProcess(cfg.Job)
+	holder := frontier.ThisProcess(cfg.Job)
 	if err := db.Acquire(holder); err != nil {
 		return nil, err
 	}
@@ -49,19 +48,23 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	defer c.close()
 	if err := c.prepare(); err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
-			c.db.EndRun(c.run.ID, c.clock.Now(), 1, "could not start: "+err.Error(), nil)
+			c.db.EndRun(c.run.ID, c.clock.Now(), ExitFailure, "could not start: "+err.Error(), nil)
 		}
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
-	runErr := c.loop(ctx)
-	rep, err := c.finish(ctx, runErr)
+	runErr := (&scheduler{crawler: c}).loop(ctx)
+	rep, err := c.finish(runErr)
 	if err != nil {
 		return rep, err
 	}
 	return rep, runErr
 }
 
+// crawler is one run. It owns the loop and what only the loop touches:
+// the hosts (hostSet), the budgets, the ledger of outcomes, and the
+// discovery of new URLs; workers only fetch and write bodies, and hand
+// their result back on results.
 type crawler struct {
 	cfg   Config
 	db    Store
@@ -71,36 +74,21 @@ type crawler struct {
 	out   *outDir
 	log   *slog.Logger
 	agent string
-	run   store.Run
+	run   frontier.Run
 	start time.Time
 
 	seedHosts map[string]bool
-	hosts     map[string]*hostRun
-	ring      []string
-	ringNext  int
+	hosts     *hostSet
+	budget    budgets
+	ledger    *ledger
+	links     discovery
 
 	results   chan result
 	inflight  int
-	requests  int
-	bytes     int64
-	successes int
-	retries   int
 	throttled int
 
 	stopReason string
-	budgets    []string
 	fatal      error
-
-	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
-
-	pendingNew     []store.Entry
-	pendingUpdates []store.Entry
-	pendingFetches []store.Fetch
-	needHosts      bool
-
-	manifest io.WriteCloser
-	dead     []DeadURL
-	counts   map[store.State]int // outcomes of this run
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -124,19 +112,21 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 		log:       cfg.Logger,
 		agent:     agent,
 		seedHosts: map[string]bool{},
-		hosts:     map[string]*hostRun{},
+		ledger:    newLedger(cfg.Job),
+		links:     discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
 		results:   make(chan result, cfg.Concurrency),
-		counts:    map[store.State]int{},
 	}
-	c.fetch = newFetcher(&c.cfg, c.clock.Now)
+	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, byKey: map[string]*hostRun{}}
+	c.budget = budgets{cfg: &c.cfg}
+	// A response's latency is the network's: measured on the wall clock,
+	// whatever clock paces the run.
+	c.fetch = newFetcher(&c.cfg, time.Now)
 	return c, nil
 }
 
 func (c *crawler) close() {
 	c.fetch.close()
-	if c.manifest != nil {
-		c.manifest.Close()
-	}
+	c.ledger.close()
 	c.out.Close()
 }
 
@@ -148,14 +138,14 @@ func (c *crawler) prepare() error {
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
 		return err
 	}
-	es := make([]store.Entry, 0, len(c.cfg.Seeds))
+	es := make([]frontier.Entry, 0, len(c.cfg.Seeds))
 	for _, s := range c.cfg.Seeds {
 		u, err := normalizeURL(s.URL)
 		if err != nil {
 			continue // ReadSeeds already normalised it
 		}
 		c.seedHosts[hostKey(u)] = true
-		es = append(es, store.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued, Priority: s.Priority, NextAt: c.start})
+		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -166,7 +156,7 @@ func (c *crawler) prepare() error {
 		return err
 	}
 	refreshBefore := time.Time{}
-	if counts[store.Queued]+counts[store.InFlight] == 0 {
+	if counts[frontier.Queued]+counts[frontier.InFlight] == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
@@ -178,48 +168,41 @@ func (c *crawler) prepare() error {
 	if _, err := c.db.Enqueue(c.cfg.Job, es); err != nil {
 		return err
 	}
-	if c.manifest, err = c.out.create("manifest.jsonl"); err != nil {
+	c.ledger.runID = c.run.ID
+	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
 		return fmt.Errorf("create manifest: %w", err)
 	}
-	c.needHosts = true
+	c.hosts.stale = true
 	return nil
 }
 
 // finish writes back what is pending, saves every host's pace state and
 // writes the report.
-func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
+func (c *crawler) finish(runErr error) (*Report, error) {
 	end := c.clock.Now()
-	var deferErr error
-	for _, h := range c.hosts {
-		state := h.leftover()
+	var leaveErr error
+	for _, h := range c.hosts.byKey {
+		state := h.hold.kind.leftover()
 		for _, e := range h.buf {
-			e.State, e.NextAt = state, later(e.NextAt, h.deferUntil)
-			if state != store.Queued {
-				e.Reason = h.skip
-				c.counts[state]++
+			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
+			if state != frontier.Queued {
+				e.Reason = h.hold.reason
+				c.ledger.settle(e)
+			} else {
+				c.ledger.change(e)
 			}
-			c.pendingUpdates = append(c.pendingUpdates, e)
 		}
 		h.buf = nil
-		if state != store.Queued || !h.deferUntil.IsZero() {
-			deferErr = errors.Join(deferErr, c.deferHost(h, state))
+		if state != frontier.Queued || !h.hold.until.IsZero() {
+			leaveErr = errors.Join(leaveErr, c.hosts.leave(h, state, c.ledger, end))
 		}
 	}
-	flushErr := errors.Join(deferErr, c.flush())
-	saveErr := c.db.SaveAll(c.learned())
+	_, flushErr := c.ledger.flush(c.db)
+	flushErr = errors.Join(leaveErr, flushErr)
+	saveErr := c.hosts.save()
 
 	rep := c.report(end)
-	code := 0
-	if len(c.dead) > 0 {
-		code = 1
-	}
-	var intr *Interrupted
-	if errors.As(runErr, &intr) {
-		code = intr.Code
-	} else if runErr != nil {
-		code = 1
-	}
-	rep.ExitCode = code
+	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := c.out.replace("report.json", func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
@@ -228,74 +211,32 @@ func (c *crawler) finish(ctx context.Context, runErr error) (*Report, error) {
 	if repErr == nil {
 		repErr = c.out.replace("report.html", func(w io.Writer) error { return rep.WriteHTML(w) })
 	}
+	t := rep.Totals
+	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
+	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
+	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+}
+
+// summary is the report in one line, as the runs table keeps it.
+func (rep *Report) summary() string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
 	}
-	endErr := c.db.EndRun(c.run.ID, end, code, sum.String(), data)
-	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", code)
-	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+	return sum.String()
 }
 
-// leftover is the state a host's URLs not served this run are left in:
-// queued to resume (a budget, the end of the run, or no skip at all),
-// excluded (polite refused its address), or deferred (the site's own
-// answers kept them back: robots.txt unreachable, a long Retry-After, a
-// Crawl-delay over the limit), which a next run tries again without
-// counting this pass as cut short.
-func (h *hostRun) leftover() store.State {
-	switch {
-	case h.skip == "" || h.budgetSkip:
-		return store.Queued
-	case h.skip == "private-address":
-		return store.Excluded
-	}
-	return store.Deferred
-}
-
-// deferHost leaves the host's queued URLs in state (with the host's skip
-// as their reason unless queued), none eligible before the host's
-// Retry-After, if it gave one.
-func (c *crawler) deferHost(h *hostRun, state store.State) error {
-	// Taken entries are in flight, so each Take reaches the next batch;
-	// what an error leaves in flight the next run queues again.
-	always := c.clock.Now().Add(100 * 365 * 24 * time.Hour)
-	var held []store.Entry // left queued: put back once all were taken
-	for {
-		es, err := c.db.Take(c.cfg.Job, h.key, always, 256)
-		if err != nil || len(es) == 0 {
-			if err == nil && len(held) > 0 {
-				err = c.db.Update(held)
-			}
-			return err
-		}
-		for i := range es {
-			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.deferUntil)
-			if state != store.Queued {
-				es[i].Reason = h.skip
-			}
-		}
-		if state == store.Queued {
-			held = append(held, es...)
-			continue
-		}
-		c.counts[state] += len(es)
-		if err := c.db.Update(es); err != nil {
-			return err
-		}
-	}
-}
-
+// report gathers the run's report at end.
 func (c *crawler) report(end time.Time) *Report {
 	rep := &Report{
 		RunID: c.run.ID, Job: c.cfg.Job, Start: c.start, End: end,
 		DurationS:    end.Sub(c.start).Seconds(),
 		StopReason:   c.stopReason,
-		BudgetsBound: c.budgets,
+		BudgetsBound: c.budget.bound,
 		Rejected:     c.cfg.Rejected,
-		Dead:         c.dead,
+		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
@@ -308,20 +249,14 @@ func (c *crawler) report(end time.Time) *Report {
 		for s, n := range counts {
 			rep.Frontier[string(s)] = n
 		}
-		rep.Totals.Waiting = counts[store.Queued] + counts[store.Deferred] + counts[store.InFlight]
+		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
 	}
-	keys := make([]string, 0, len(c.hosts))
-	for k := range c.hosts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		h := c.hosts[k]
+	for _, h := range c.hosts.sorted() {
 		s := h.stats
 		s.finish()
-		s.DelayEndS = secs(c.pacer.Delay(k, end))
-		s.StoredEndS = secs(c.pacer.State(k).Delay)
-		f, src := c.pacer.Floor(k)
+		s.DelayEndS = secs(c.pacer.Delay(h.key, end))
+		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
+		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
 		if s.Stopped == "" {
 			s.Stopped = h.stopped()
@@ -332,10 +267,11 @@ func (c *crawler) report(end time.Time) *Report {
 		rep.Totals.Throttled += s.S429 + s.S503
 		rep.Totals.Bytes += s.Bytes
 	}
-	rep.Totals.Done = c.counts[store.Done]
-	rep.Totals.NotModified = c.counts[store.NotModified]
-	rep.Totals.Excluded = c.counts[store.Excluded]
-	rep.Totals.Dead = c.counts[store.Dead]
+	counts := c.ledger.counts
+	rep.Totals.Done = counts[frontier.Done]
+	rep.Totals.NotModified = counts[frontier.NotModified]
+	rep.Totals.Excluded = counts[frontier.Excluded]
+	rep.Totals.Dead = counts[frontier.Dead]
 	return rep
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -36,6 +37,18 @@ func fastConfig(t *testing.T, seeds ...string) crawl.Config {
 		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, s), Line: i + 1})
 	}
 	return cfg
+}
+
+// onFakeClock runs cfg on a fake clock that moves to the next timer
+// whenever the run waits on time alone, so that what would take seconds
+// of pacing, Retry-After or --max-duration takes milliseconds; time
+// asserted is the clock's. The clock starts at the wall clock's now.
+func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
+	t.Helper()
+	clk := fakeclock.New(time.Now())
+	cfg.Clock = clk
+	t.Cleanup(clk.Auto(5 * time.Millisecond))
+	return clk
 }
 
 func mustNormalize(t *testing.T, s string) string {
@@ -94,15 +107,18 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
+	var cfg crawl.Config
+	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
 	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second})
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
 
 	var seeds []string
 	for i := 0; i < 6; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", calmSrv.URL, i), fmt.Sprintf("%s/doc/%d", busySrv.URL, i))
 	}
 	seeds = append(seeds, calmSrv.URL+"/private/secret", busySrv.URL+"/private/x")
-	cfg := fastConfig(t, seeds...)
+	cfg = fastConfig(t, seeds...)
+	cfg.Clock = clk
 	cfg.Pace.Start = 5 * time.Millisecond // start well above the busy origin's 20/s
 	db := mustOpen(t)
 

@@ -193,6 +193,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 			cfg.Timeout = 150 * time.Millisecond
 			cfg.MaxBody = 1000
 			cfg.Pace.Ceiling = 100 * time.Millisecond
+			onFakeClock(t, &cfg) // backoffs and penalties in fake time; the timeout is the wall's
 			db := mustOpen(t)
 
 			rep, err := crawl.Run(context.Background(), db, cfg)

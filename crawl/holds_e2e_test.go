@@ -74,6 +74,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 		return 200, ""
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2", srv.URL+"/p3")
+	clk := onFakeClock(t, &cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -86,7 +87,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 		t.Errorf("first run: host stopped %q, want deferred", rep.Hosts[0].Stopped)
 	}
 	e, err := db.Get("test", srv.URL+"/ra")
-	if err != nil || e.State != store.Deferred || e.NextAt.Before(time.Now().Add(59*time.Minute)) {
+	if err != nil || e.State != store.Deferred || e.NextAt.Before(clk.Now().Add(59*time.Minute)) {
 		t.Errorf("/ra after the first run = %+v, %v; want deferred, not before an hour from now", e, err)
 	}
 
@@ -124,6 +125,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	cfg := fastConfig(t, seeds...)
 	cfg.MaxDuration = 600 * time.Millisecond
 	cfg.MaxAttempts = 50
+	onFakeClock(t, &cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -174,12 +176,13 @@ func TestSpentBudgetStopsAtOnce(t *testing.T) {
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2")
 	cfg.MaxRequests = 3 // robots.txt, /p1, /ra
-	start := time.Now()
+	clk := onFakeClock(t, &cfg)
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := clk.Since(start); took > 3*time.Second {
 		t.Errorf("run took %s after its budget was spent, want it to stop at once", took)
 	}
 	if rep.StopReason != "stopped by max-requests" || rep.ExitCode != 0 {

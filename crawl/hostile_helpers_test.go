@@ -36,15 +36,17 @@ func jobEntries(t *testing.T, db *store.DB, job string) map[string]store.Entry {
 	return out
 }
 
-// runBounded runs a crawl that must end on its own well within limit; a
-// crawl that would wait on a hostile header is cut at 10 s and fails.
+// runBounded runs a crawl, on a fake clock, that must end on its own well
+// within limit of the clock's time; a crawl that would wait on a hostile
+// header is cut at 10 s of wall time and fails.
 func runBounded(t *testing.T, db *store.DB, cfg crawl.Config, limit time.Duration) (*crawl.Report, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	start := time.Now()
+	clk := onFakeClock(t, &cfg)
+	start := clk.Now()
 	rep, err := crawl.Run(ctx, db, cfg)
-	if took := time.Since(start); took > limit {
+	if took := clk.Since(start); took > limit {
 		t.Errorf("the run took %s, want under %s", took.Round(time.Millisecond), limit)
 	}
 	if rep == nil {

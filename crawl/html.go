@@ -17,32 +17,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return reportTmpl.Execute(w, r)
 }
 
-// exitMeaning says what an exit code means, as the README does.
-func exitMeaning(code int) string {
-	switch code {
-	case 0:
-		return "every URL fetched, unchanged or excluded by the site's rules"
-	case 1:
-		return "some URLs failed for good"
-	case 2:
-		return "usage or input error"
-	case 3:
-		return "another crawl held the database"
-	case 130:
-		return "interrupted by SIGINT"
-	case 143:
-		return "interrupted by SIGTERM"
-	}
-	return "unknown"
-}
-
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"timeline": timelineSVG,
 	"secs":     HumanSeconds,
 	"dur":      HumanDuration,
 	"bytes":    HumanBytes,
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"exitText": exitMeaning,
+	"exitText": ExitMeaning,
 	"join":     strings.Join,
 	"plural":   plural,
 }).Parse(`<!doctype html>
@@ -157,56 +138,84 @@ func timelineSVG(h *HostStats, dur float64) template.HTML {
 		svgW, svgH, svgW, svgH, esc(h.Host))
 	fmt.Fprintf(&b, `<title>%s: delay and time to first byte over the run</title>`, esc(h.Host))
 	legend(&b)
+	sc := newScale(h, dur)
+	sc.axes(&b)
+	if len(h.Timeline) == 0 {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">no responses in this run</text></svg>`, (plotL+plotR)/2, (delayTop+delayBot)/2)
+		return template.HTML(b.String())
+	}
+	sc.delays(&b, h, dur)
+	sc.answers(&b, h)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
 
+// scale maps a host's timeline onto the plots: time across, the delay on
+// the upper plot and the time to first byte on the lower one.
+type scale struct {
+	tTicks, dTicks, lTicks []float64
+	tTop, dTop, lTop       float64
+	tLabel                 func(float64) string
+}
+
+func newScale(h *HostStats, dur float64) *scale {
 	tMax, dMax, lMax := dur, max(h.DelayStartS, h.FloorS), 0.0
 	for _, p := range h.Timeline {
 		tMax = max(tMax, p.AtS)
 		dMax, lMax = max(dMax, p.DelayS), max(lMax, p.LatencyMS)
 	}
-	tTicks, tTop, tLabel := timeAxis(tMax)
-	dTicks, dTop := niceTicks(max(dMax*1.05, 0.001), 4)
-	lTicks, lTop := niceTicks(max(lMax*1.05, 1), 3)
-	x := func(t float64) float64 { return plotL + t/tTop*(plotR-plotL) }
-	yd := func(d float64) float64 { return delayBot - d/dTop*(delayBot-delayTop) }
-	yl := func(l float64) float64 { return latBot - l/lTop*(latBot-latTop) }
+	sc := &scale{}
+	sc.tTicks, sc.tTop, sc.tLabel = timeAxis(tMax)
+	sc.dTicks, sc.dTop = niceTicks(max(dMax*1.05, 0.001), 4)
+	sc.lTicks, sc.lTop = niceTicks(max(lMax*1.05, 1), 3)
+	return sc
+}
 
-	// Frames, grid lines and axes.
+func (sc *scale) x(t float64) float64  { return plotL + t/sc.tTop*(plotR-plotL) }
+func (sc *scale) yd(d float64) float64 { return delayBot - d/sc.dTop*(delayBot-delayTop) }
+func (sc *scale) yl(l float64) float64 { return latBot - l/sc.lTop*(latBot-latTop) }
+
+// axes draws the frames, grid lines and axes.
+func (sc *scale) axes(b *strings.Builder) {
+	x, yd, yl := sc.x, sc.yd, sc.yl
+	dTicks, dTop, lTicks, lTop, tTicks, tLabel := sc.dTicks, sc.dTop, sc.lTicks, sc.lTop, sc.tTicks, sc.tLabel
 	for _, p := range [][2]float64{{delayTop, delayBot}, {latTop, latBot}} {
-		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fbfcfd" stroke="#d1d9e0"/>`, plotL, p[0], plotR-plotL, p[1]-p[0])
+		fmt.Fprintf(b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fbfcfd" stroke="#d1d9e0"/>`, plotL, p[0], plotR-plotL, p[1]-p[0])
 	}
 	for _, v := range dTicks {
-		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eaeef2"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`,
+		fmt.Fprintf(b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eaeef2"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`,
 			plotL, plotR, yd(v), yd(v), plotL-6, yd(v)+4, tickLabel(v, dTop))
 	}
 	for _, v := range lTicks {
-		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eaeef2"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`,
+		fmt.Fprintf(b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eaeef2"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`,
 			plotL, plotR, yl(v), yl(v), plotL-6, yl(v)+4, tickLabel(v, lTop))
 	}
 	for _, v := range tTicks {
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#eaeef2"/><line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#eaeef2"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`,
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#eaeef2"/><line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#eaeef2"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`,
 			x(v), x(v), delayTop, delayBot, x(v), x(v), latTop, latBot, x(v), latBot+15, tLabel(v))
 	}
-	fmt.Fprintf(&b, `<text class="title" x="14" y="%.0f" transform="rotate(-90 14 %.0f)" text-anchor="middle">delay (s)</text>`, (delayTop+delayBot)/2, (delayTop+delayBot)/2)
-	fmt.Fprintf(&b, `<text class="title" x="14" y="%.0f" transform="rotate(-90 14 %.0f)" text-anchor="middle">TTFB (ms)</text>`, (latTop+latBot)/2, (latTop+latBot)/2)
-	fmt.Fprintf(&b, `<text class="title" x="%.0f" y="%.0f" text-anchor="middle">time since the run started</text>`, (plotL+plotR)/2, svgH-10)
+	fmt.Fprintf(b, `<text class="title" x="14" y="%.0f" transform="rotate(-90 14 %.0f)" text-anchor="middle">delay (s)</text>`, (delayTop+delayBot)/2, (delayTop+delayBot)/2)
+	fmt.Fprintf(b, `<text class="title" x="14" y="%.0f" transform="rotate(-90 14 %.0f)" text-anchor="middle">TTFB (ms)</text>`, (latTop+latBot)/2, (latTop+latBot)/2)
+	fmt.Fprintf(b, `<text class="title" x="%.0f" y="%.0f" text-anchor="middle">time since the run started</text>`, (plotL+plotR)/2, svgH-10)
 
-	if len(h.Timeline) == 0 {
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">no responses in this run</text></svg>`, (plotL+plotR)/2, (delayTop+delayBot)/2)
-		return template.HTML(b.String())
-	}
+}
 
+// delays draws the Retry-After waits, the floor and the delay line.
+func (sc *scale) delays(b *strings.Builder, h *HostStats, dur float64) {
+	x, yd, tTop := sc.x, sc.yd, sc.tTop
+	esc := template.HTMLEscapeString
 	// Retry-After waits, shaded behind the delay line.
 	for _, p := range h.Timeline {
 		if p.RetryAfterS <= 0 {
 			continue
 		}
 		x0, x1 := x(p.AtS), math.Min(x(p.AtS+p.RetryAfterS), plotR)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#fff1c2" stroke="#d4a72c" stroke-width="0.5"><title>Retry-After %s at %s</title></rect>`,
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="#fff1c2" stroke="#d4a72c" stroke-width="0.5"><title>Retry-After %s at %s</title></rect>`,
 			x0, delayTop, math.Max(x1-x0, 1), delayBot-delayTop, HumanSeconds(p.RetryAfterS), HumanSeconds(p.AtS))
 	}
 	// The floor.
 	if h.FloorS > 0 {
-		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#8c959f" stroke-dasharray="5 4"/><text x="%.0f" y="%.1f" text-anchor="end">floor %s (%s)</text>`,
+		fmt.Fprintf(b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#8c959f" stroke-dasharray="5 4"/><text x="%.0f" y="%.1f" text-anchor="end">floor %s (%s)</text>`,
 			plotL, plotR, yd(h.FloorS), yd(h.FloorS), plotR-4, yd(h.FloorS)-4, HumanSeconds(h.FloorS), esc(h.FloorSource))
 	}
 	// The delay, a step line from the start of the run.
@@ -220,8 +229,13 @@ func timelineSVG(h *HostStats, dur float64) template.HTML {
 		}
 	}
 	fmt.Fprintf(&path, "H%.1f", x(math.Min(math.Max(dur, h.Timeline[len(h.Timeline)-1].AtS), tTop)))
-	fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="#0969da" stroke-width="2"/>`, path.String())
+	fmt.Fprintf(b, `<path d="%s" fill="none" stroke="#0969da" stroke-width="2"/>`, path.String())
 
+}
+
+// answers draws each answer's time to first byte, and marks 429 and 503.
+func (sc *scale) answers(b *strings.Builder, h *HostStats) {
+	x, yl := sc.x, sc.yl
 	// Time to first byte, one dot per response (sharing pixels when many).
 	seen := map[[3]int]bool{}
 	for _, p := range h.Timeline {
@@ -235,10 +249,10 @@ func timelineSVG(h *HostStats, dur float64) template.HTML {
 			seen[k] = true
 		}
 		if p.Status == 0 {
-			fmt.Fprintf(&b, `<path d="M%.1f %.1fl6 6m0 -6l-6 6" stroke="#1f2328" stroke-width="1.5"><title>error at %s</title></path>`, cx-3, cy-3, HumanSeconds(p.AtS))
+			fmt.Fprintf(b, `<path d="M%.1f %.1fl6 6m0 -6l-6 6" stroke="#1f2328" stroke-width="1.5"><title>error at %s</title></path>`, cx-3, cy-3, HumanSeconds(p.AtS))
 			continue
 		}
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%d, %.0f ms at %s</title></circle>`, cx, cy, class, p.Status, p.LatencyMS, HumanSeconds(p.AtS))
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%d, %.0f ms at %s</title></circle>`, cx, cy, class, p.Status, p.LatencyMS, HumanSeconds(p.AtS))
 	}
 	// 429 and 503: a red mark on top of the delay plot and a thin line down.
 	for _, p := range h.Timeline {
@@ -246,11 +260,9 @@ func timelineSVG(h *HostStats, dur float64) template.HTML {
 			continue
 		}
 		cx := x(p.AtS)
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#cf222e" stroke-opacity="0.35"/><path d="M%.1f %.0fl-5 -9h10z" fill="#cf222e"><title>%d at %s</title></path>`,
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#cf222e" stroke-opacity="0.35"/><path d="M%.1f %.0fl-5 -9h10z" fill="#cf222e"><title>%d at %s</title></path>`,
 			cx, cx, delayTop, latBot, cx, delayTop-1, p.Status, HumanSeconds(p.AtS))
 	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
 }
 
 // legend draws the key along the top of a timeline.

@@ -144,53 +144,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
 	}
 
-	var backed []*HostStats
-	for _, h := range r.Hosts {
-		if h.BackedOff() {
-			backed = append(backed, h)
-		}
-	}
-	sort.SliceStable(backed, func(i, j int) bool { return backed[i].DelayMaxS > backed[j].DelayMaxS })
-	if len(backed) > 0 {
-		fmt.Fprintf(&b, "  backed off (delay at start -> highest -> end):\n")
-		width := 0
-		for i, h := range backed {
-			if i < textLimit {
-				width = max(width, len(h.Host))
-			}
-		}
-		for i, h := range backed {
-			if i == textLimit {
-				fmt.Fprintf(&b, "    ... and %d more\n", len(backed)-textLimit)
-				break
-			}
-			fmt.Fprintf(&b, "    %-*s  %s -> %s -> %s%s\n", width, h.Host,
-				HumanSeconds(h.DelayStartS), HumanSeconds(h.DelayMaxS), HumanSeconds(h.DelayEndS), backoffWhy(h))
-		}
-	}
-
-	// Hosts that stopped before their work was done, grouped by why.
-	stopped := map[string][]string{}
-	var reasons []string
-	for _, h := range r.Hosts {
-		if h.Stopped == "" || h.Stopped == "done" {
-			continue
-		}
-		if stopped[h.Stopped] == nil {
-			reasons = append(reasons, h.Stopped)
-		}
-		stopped[h.Stopped] = append(stopped[h.Stopped], h.Host)
-	}
-	sort.Strings(reasons)
-	for _, why := range reasons {
-		hs := stopped[why]
-		names := strings.Join(hs[:min(len(hs), 3)], ", ")
-		if len(hs) > 3 {
-			names += fmt.Sprintf(" and %d more", len(hs)-3)
-		}
-		fmt.Fprintf(&b, "  %d %s stopped (%s): %s\n", len(hs), plural(len(hs), "host", "hosts"), why, names)
-	}
-
+	r.writeBackedOff(&b)
+	r.writeStopped(&b)
 	for i, d := range r.Dead {
 		if i == textLimit {
 			fmt.Fprintf(&b, "  ... and %d more dead URLs\n", len(r.Dead)-textLimit)
@@ -210,6 +165,61 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBackedOff lists the hosts that backed off, the furthest first.
+func (r *Report) writeBackedOff(b *strings.Builder) {
+	var backed []*HostStats
+	for _, h := range r.Hosts {
+		if h.BackedOff() {
+			backed = append(backed, h)
+		}
+	}
+	sort.SliceStable(backed, func(i, j int) bool { return backed[i].DelayMaxS > backed[j].DelayMaxS })
+	if len(backed) > 0 {
+		fmt.Fprintf(b, "  backed off (delay at start -> highest -> end):\n")
+		width := 0
+		for i, h := range backed {
+			if i < textLimit {
+				width = max(width, len(h.Host))
+			}
+		}
+		for i, h := range backed {
+			if i == textLimit {
+				fmt.Fprintf(b, "    ... and %d more\n", len(backed)-textLimit)
+				break
+			}
+			fmt.Fprintf(b, "    %-*s  %s -> %s -> %s%s\n", width, h.Host,
+				HumanSeconds(h.DelayStartS), HumanSeconds(h.DelayMaxS), HumanSeconds(h.DelayEndS), backoffWhy(h))
+		}
+	}
+
+}
+
+// writeStopped lists the hosts that stopped before their work was done,
+// grouped by why.
+func (r *Report) writeStopped(b *strings.Builder) {
+	stopped := map[string][]string{}
+	var reasons []string
+	for _, h := range r.Hosts {
+		if h.Stopped == "" || h.Stopped == "done" {
+			continue
+		}
+		if stopped[h.Stopped] == nil {
+			reasons = append(reasons, h.Stopped)
+		}
+		stopped[h.Stopped] = append(stopped[h.Stopped], h.Host)
+	}
+	sort.Strings(reasons)
+	for _, why := range reasons {
+		hs := stopped[why]
+		names := strings.Join(hs[:min(len(hs), 3)], ", ")
+		if len(hs) > 3 {
+			names += fmt.Sprintf(" and %d more", len(hs)-3)
+		}
+		fmt.Fprintf(b, "  %d %s stopped (%s): %s\n", len(hs), plural(len(hs), "host", "hosts"), why, names)
+	}
+
 }
 
 // backoffWhy says what made a host back off, for the text summary.

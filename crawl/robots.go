@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
 )
 
 // robotsResult is a robots.txt fetch, after redirects.
@@ -72,10 +72,10 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u 
 // host is unreachable and no cached copy younger than robots.MaxStale can
 // stand in (the host then waits). fresh is the copy to cache, nil when
 // nothing new should be stored.
-func interpretRobots(key string, rr *robotsResult, cached *store.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *store.RobotsCopy) {
+func interpretRobots(key string, rr *robotsResult, cached *frontier.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *frontier.RobotsCopy) {
 	rb = robots.FromResponse(rr.status, rr.body)
 	if rb.Access != robots.Unreachable {
-		fresh = &store.RobotsCopy{Host: key, Status: rr.status, Body: rr.body, FetchedAt: now,
+		fresh = &frontier.RobotsCopy{Host: key, Status: rr.status, Body: rr.body, FetchedAt: now,
 			Expires: now.Add(robots.TTL(rr.cc, ttl))}
 		return rb, describeStatus(rr.status, ""), fresh
 	}
@@ -96,4 +96,33 @@ func describeStatus(status int, reason string) string {
 		return reason
 	}
 	return fmt.Sprintf("%d", status)
+}
+
+// cachedRobots looks up the cached robots.txt copy of key: the rules when
+// the copy is fresh at now, else nil rules and the stale copy (nil when
+// there is none), which may stand in if the host turns out unreachable.
+// db may be nil: nothing is cached then.
+func cachedRobots(db RobotsCache, key string, now time.Time) (*robots.Robots, *frontier.RobotsCopy, error) {
+	if db == nil {
+		return nil, nil, nil
+	}
+	cp, ok, err := db.Robots(key)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	if now.Before(cp.Expires) {
+		return robots.FromResponse(cp.Status, cp.Body), &cp, nil
+	}
+	return nil, &cp, nil
+}
+
+// settleRobots interprets a robots.txt fetch of key (interpretRobots) and
+// caches the fresh copy it makes, if any, in db (which may be nil). The
+// error is the cache's: the rules stand whether or not it was written.
+func settleRobots(db RobotsCache, key string, rr *robotsResult, cached *frontier.RobotsCopy, ttl time.Duration, now time.Time) (rb *robots.Robots, how string, fresh *frontier.RobotsCopy, err error) {
+	rb, how, fresh = interpretRobots(key, rr, cached, ttl, now)
+	if fresh != nil && db != nil {
+		err = db.PutRobots(*fresh)
+	}
+	return rb, how, fresh, err
 }

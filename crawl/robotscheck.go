@@ -11,18 +11,18 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
 )
 
 // RobotsCache is what RobotsFor needs from the database: the host's pace
 // state (so that redirects are paced as a crawl paces them) and the
-// robots.txt cache. store.DB implements it, and so does every Store.
+// robots.txt cache. Every Store implements it.
 type RobotsCache interface {
 	Load(host string) (pace.State, bool, error)
-	Robots(host string) (store.RobotsCopy, bool, error)
-	PutRobots(store.RobotsCopy) error
+	Robots(host string) (frontier.RobotsCopy, bool, error)
+	PutRobots(frontier.RobotsCopy) error
 }
 
 var _ RobotsCache = Store(nil)
@@ -76,20 +76,16 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 	src := RobotsSource{Host: key, URL: ru.String()}
 	now := cfg.Clock.Now()
 
-	var cached *store.RobotsCopy
+	rb, cached, err := cachedRobots(db, key, now)
+	if err != nil {
+		return nil, src, err
+	}
+	if rb != nil {
+		src.How, src.Cached, src.FetchedAt, src.Expires = "cached", true, cached.FetchedAt, cached.Expires
+		return rb, src, nil
+	}
 	p := pace.New(cfg.Pace, cfg.Rand)
 	if db != nil {
-		cp, ok, err := db.Robots(key)
-		if err != nil {
-			return nil, src, err
-		}
-		if ok {
-			if now.Before(cp.Expires) {
-				src.How, src.Cached, src.FetchedAt, src.Expires = "cached", true, cp.FetchedAt, cp.Expires
-				return robots.FromResponse(cp.Status, cp.Body), src, nil
-			}
-			cached = &cp
-		}
 		if st, ok, err := db.Load(key); err != nil {
 			return nil, src, err
 		} else if ok {
@@ -109,16 +105,14 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 	}
 	src.Requests = rr.hops + 1
 	now = cfg.Clock.Now()
-	rb, how, fresh := interpretRobots(key, rr, cached, cfg.RobotsTTL, now)
+	rb, how, fresh, err := settleRobots(db, key, rr, cached, cfg.RobotsTTL, now)
+	if err != nil {
+		return nil, src, err
+	}
 	src.How = how
 	switch {
 	case fresh != nil:
 		src.FetchedAt, src.Expires = fresh.FetchedAt, fresh.Expires
-		if db != nil {
-			if err := db.PutRobots(*fresh); err != nil {
-				return nil, src, err
-			}
-		}
 	case rb != nil:
 		src.Stale, src.FetchedAt = true, cached.FetchedAt
 	default:

@@ -11,14 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // result is what a worker hands back to the loop.
 type result struct {
 	host   string
-	entry  store.Entry
+	entry  frontier.Entry
 	url    *url.URL
 	start  time.Time
 	delay  time.Duration // the host's delay when the request started
@@ -32,7 +31,7 @@ type result struct {
 }
 
 // startFetch starts a request for e in its own goroutine.
-func (c *crawler) startFetch(ctx context.Context, h *hostRun, e store.Entry, now time.Time) {
+func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
 	u, _ := normalizeURL(e.URL)
 	e.Attempts++
 	c.begin(h, now)
@@ -54,7 +53,7 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e store.Entry, now
 	go func() {
 		r.resp = c.fetch.get(withPrivateOK(ctx, privateOK), u, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
-			c.keepBody(&r, follow)
+			keepBody(&c.cfg, c.out, &r, follow)
 		}
 		c.results <- r
 	}()
@@ -62,8 +61,8 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e store.Entry, now
 
 // begin counts a request to h starting at now.
 func (c *crawler) begin(h *hostRun, now time.Time) {
-	c.inflight++
-	c.requests++
+	c.setInflight(c.inflight + 1)
+	c.budget.requests++
 	h.inflight++
 	h.requests++
 	h.stats.Requests++
@@ -73,23 +72,32 @@ func (c *crawler) begin(h *hostRun, now time.Time) {
 	}
 }
 
-// keepBody writes a 2xx body to disk, hashes it and, when the crawl goes
+// setInflight sets how many requests the run has in flight, and tells
+// the clock if it wants to know.
+func (c *crawler) setInflight(n int) {
+	c.inflight = n
+	if w, ok := c.clock.(inflightWatcher); ok {
+		w.InFlight(n)
+	}
+}
+
+// keepBody writes a 2xx body to out, hashes it and, when the crawl goes
 // deeper, takes its links. It runs in the worker goroutine.
-func (c *crawler) keepBody(r *result, follow bool) {
+func keepBody(cfg *Config, out *outDir, r *result, follow bool) {
 	body := r.resp.Body
 	sum := sha256.Sum256(body)
 	r.sha = hex.EncodeToString(sum[:])
 	r.file = bodyPath(r.url)
-	if err := c.out.write(r.file, body); err != nil {
+	if err := out.write(r.file, body); err != nil {
 		r.werr, r.file = err, ""
 		return
 	}
-	if c.cfg.SlowDown != nil && c.cfg.SlowDown.Match(body) {
+	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
 	if follow && isHTML(r.resp.Header.Get("Content-Type")) {
 		for _, l := range extractLinks(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
-			if inScope(c.cfg.Scope, r.url, l) {
+			if inScope(cfg.Scope, r.url, l) {
 				r.links = append(r.links, l)
 			}
 		}
@@ -101,34 +109,6 @@ func isHTML(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) &&
 		(mt == "text/html" || mt == "application/xhtml+xml")
-}
-
-// startRobots fetches the host's robots.txt unless a fresh copy is cached.
-func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
-	if h.robotsCopy == nil {
-		cp, ok, err := c.db.Robots(h.key)
-		if err != nil {
-			return err
-		}
-		if ok {
-			h.robotsCopy = &cp
-			if now.Before(cp.Expires) {
-				c.useRobots(h, robots.FromResponse(cp.Status, cp.Body), "cached")
-				return nil
-			}
-		}
-	}
-	h.robotsBusy = true
-	c.begin(h, now)
-	c.pacer.Begin(h.key, now)
-	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
-	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
-	go func() {
-		r.resp, r.robots = fetchRobots(withPrivateOK(ctx, privateOK), c.fetch, c.pacer, c.clock, u)
-		c.results <- r
-	}()
-	return nil
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"strings"
 	"time"
 
@@ -189,13 +190,7 @@ func forget(tx *sql.Tx, hosts []string) (int, error) {
 // --- robots.txt cache ---
 
 // RobotsCopy is a stored robots.txt fetch.
-type RobotsCopy struct {
-	Host      string
-	Status    int
-	Body      []byte
-	FetchedAt time.Time
-	Expires   time.Time
-}
+type RobotsCopy = frontier.RobotsCopy
 
 // Robots returns the stored robots.txt copy of host.
 func (db *DB) Robots(host string) (RobotsCopy, bool, error) {

@@ -4,8 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"time"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
@@ -94,10 +93,4 @@ func (db *DB) LockHolder() (Holder, bool, error) {
 
 // ThisProcess is the Holder this process presents for job: its pid and
 // host name, which Acquire uses to tell a live holder from a dead one.
-func ThisProcess(job string) Holder {
-	h, err := os.Hostname()
-	if err != nil {
-		h = "unknown"
-	}
-	return Holder{PID: os.Getpid(), Hostname: h, Job: job, Since: time.Now()}
-}
+func ThisProcess(job string) Holder { return frontier.ThisProcess(job) }

@@ -4,19 +4,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"time"
 )
 
 // Run is one crawl run.
-type Run struct {
-	ID        int64
-	Job       string
-	StartedAt time.Time
-	EndedAt   time.Time // zero while running or if the run died
-	ExitCode  int
-	Summary   string // one line, e.g. "12 done, 1 dead, 3 waiting"
-	Report    []byte // report.json as written; nil while running
-}
+type Run = frontier.Run
 
 // BeginRun records the start of a run of job. A zero at means DB.Now.
 func (db *DB) BeginRun(job string, at time.Time) (Run, error) {
@@ -125,21 +118,7 @@ func scanRun(s scanner) (Run, error) {
 }
 
 // Fetch is one request polite made, as recorded for the report.
-type Fetch struct {
-	RunID       int64
-	URL         string
-	Host        string
-	Status      int    // 0 for a network error
-	Reason      string // classified failure ("" on success)
-	File        string // body path relative to the output folder, "" when none
-	SHA256      string
-	Bytes       int64
-	ContentType string
-	FetchedAt   time.Time
-	Latency     time.Duration // time to first byte
-	Attempts    int
-	Delay       time.Duration // the host's delay when the request started
-}
+type Fetch = frontier.Fetch
 
 // AddFetches records fetches in one transaction. Each must name a run that
 // BeginRun recorded.

@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"io"
 	"net/url"
 	"os"
@@ -54,12 +55,7 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Holder identifies a running crawl.
-type Holder struct {
-	PID      int
-	Hostname string
-	Job      string
-	Since    time.Time
-}
+type Holder = frontier.Holder
 
 // DB is an open polite database. It is safe for concurrent use. The zero
 // value is not usable: get one from Open, and Close it when done.

@@ -1,0 +1,111 @@
+package crawl
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+// TestDecide covers what an answer means for its entry, with no server
+// and no clock: one named case per branch of handle and failed as they
+// were before decide took them over.
+func TestDecide(t *testing.T) {
+	netErr := errors.New("connection reset")
+	ok := situation{maxAttempts: 3, retryAllowed: true}
+	tests := []struct {
+		name     string
+		attempts int
+		resp     response
+		werr     error
+		s        situation
+		want     decision
+	}{
+		{"body not written", 1, response{Status: 200}, errors.New("disk full"), ok,
+			decision{outcome: outUnwritten, state: frontier.Queued}},
+		{"200 done", 1, response{Status: 200}, nil, ok,
+			decision{outcome: outDone, state: frontier.Done}},
+		{"204 done", 1, response{Status: 204}, nil, ok,
+			decision{outcome: outDone, state: frontier.Done}},
+		{"304 not modified", 1, response{Status: 304}, nil, ok,
+			decision{outcome: outNotModified, state: frontier.NotModified}},
+		{"301 redirect", 1, response{Status: 301}, nil, ok,
+			decision{outcome: outRedirect}},
+		{"404 dead at once", 1, response{Status: 404}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "http-404"}},
+		{"410 dead even with attempts left", 1, response{Status: 410}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "http-410"}},
+		{"500 retried", 1, response{Status: 500}, nil, ok,
+			decision{outcome: outRetry, state: frontier.Queued, reason: "http-500", failed: true}},
+		{"502 dead after the last attempt", 3, response{Status: 502}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "http-502", failed: true}},
+		{"429 retried on the pacer's hold", 1, response{Status: 429}, nil, ok,
+			decision{outcome: outRetry, state: frontier.Queued, reason: "http-429", congestion: true, failed: true}},
+		{"503 retried on the pacer's hold", 2, response{Status: 503}, nil, ok,
+			decision{outcome: outRetry, state: frontier.Queued, reason: "http-503", congestion: true, failed: true}},
+		{"503 beyond --max-retry-after deferred", 1, response{Status: 503}, nil,
+			situation{maxAttempts: 3, retryAllowed: true, deferred: true},
+			decision{outcome: outHeld, state: frontier.Deferred, reason: "http-503", failed: true}},
+		{"429 past the run's end left queued", 1, response{Status: 429}, nil,
+			situation{maxAttempts: 3, retryAllowed: true, heldToResume: true},
+			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
+		{"held even on the last attempt", 3, response{Status: 429}, nil,
+			situation{maxAttempts: 3, heldToResume: true},
+			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
+		{"timeout retried", 1, response{Err: netErr, Reason: "timeout"}, nil, ok,
+			decision{outcome: outRetry, state: frontier.Queued, reason: "timeout", failed: true}},
+		{"retry budget spent", 1, response{Err: netErr, Reason: "reset"}, nil,
+			situation{maxAttempts: 3},
+			decision{outcome: outRetrySpent, state: frontier.Deferred, reason: "reset (retry budget spent)", failed: true}},
+		{"last attempt dead before the budget counts", 3, response{Err: netErr, Reason: "reset"}, nil,
+			situation{maxAttempts: 3},
+			decision{outcome: outDead, state: frontier.Dead, reason: "reset", failed: true}},
+		{"too large never retried", 1, response{Err: netErr, Reason: "too-large"}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "too-large", failed: true}},
+		{"tls never retried", 1, response{Err: netErr, Reason: "tls"}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "tls", failed: true}},
+		{"bad headers never retried", 1, response{Err: netErr, Reason: "bad-headers"}, nil, ok,
+			decision{outcome: outDead, state: frontier.Dead, reason: "bad-headers", failed: true}},
+		{"private address excluded", 1, response{Err: netErr, Reason: "private-address"}, nil,
+			situation{maxAttempts: 3, deferred: true},
+			decision{outcome: outExcluded, state: frontier.Excluded, reason: "private-address", failed: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := frontier.Entry{URL: "http://a.test/", Attempts: tt.attempts}
+			if tt.resp.Status != 0 {
+				tt.resp.Header = http.Header{}
+			}
+			got := decide(e, tt.resp, tt.werr, tt.s)
+			if got != tt.want {
+				t.Errorf("decide = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHoldLeftover: the state a held host's URLs are left in comes from the
+// hold's kind alone, whatever its reason says.
+func TestHoldLeftover(t *testing.T) {
+	tests := []struct {
+		name string
+		h    hold
+		want frontier.State
+	}{
+		{"no hold", hold{}, frontier.Queued},
+		{"max-per-host resumes", hold{kind: holdResume, reason: "max-per-host budget"}, frontier.Queued},
+		{"run's end resumes", hold{kind: holdResume, reason: "waiting: Retry-After beyond the end of the run"}, frontier.Queued},
+		{"site deferral", hold{kind: holdDeferred, reason: "deferred: Retry-After beyond --max-retry-after"}, frontier.Deferred},
+		{"refused address", hold{kind: holdRefused, reason: "private-address"}, frontier.Excluded},
+		{"refused, worded otherwise", hold{kind: holdRefused, reason: "refused: loopback"}, frontier.Excluded},
+		{"deferred, worded like a refusal", hold{kind: holdDeferred, reason: "private-address"}, frontier.Deferred},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.h.kind.leftover(); got != tt.want {
+				t.Errorf("leftover = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

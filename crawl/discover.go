@@ -1,0 +1,106 @@
+package crawl
+
+import (
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+// maxHops bounds a redirect chain.
+const maxHops = 10
+
+// discovery turns what answers point to (a page's links, a redirect's
+// Location) into new frontier entries, and remembers this run's redirect
+// chains. Only the loop goroutine touches it.
+type discovery struct {
+	job   string
+	scope Scope
+	log   *slog.Logger
+
+	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+}
+
+// found returns a page's links as entries one level deeper than e.
+func (d *discovery) found(e frontier.Entry, links []*url.URL, now time.Time) []frontier.Entry {
+	var es []frontier.Entry
+	for _, l := range links {
+		es = append(es, frontier.Entry{
+			Job: d.job, URL: l.String(), Host: hostKey(l), State: frontier.Queued,
+			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
+		})
+	}
+	return es
+}
+
+// redirect returns the entry for a 3xx target, to pass robots.txt and
+// pacing of its own host, at the same depth as e (fetched from from). It
+// returns why the redirect was refused instead ("" with no entry when
+// there is no Location or it leaves --scope): a scheme other than
+// http(s), an unusable Location, a chain longer than maxHops, or a loop
+// back into its own chain.
+func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, string) {
+	if loc == "" {
+		return nil, ""
+	}
+	refuse := func(reason string, args ...any) (*frontier.Entry, string) {
+		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(loc, 200), "reason", reason}, args...)...)
+		return nil, reason
+	}
+	ref, err := url.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		return refuse("bad-redirect", "err", err)
+	}
+	if s := strings.ToLower(from.ResolveReference(ref).Scheme); s != "http" && s != "https" {
+		return refuse("redirect-scheme", "scheme", s)
+	}
+	u, err := resolve(from, loc)
+	if err != nil {
+		return refuse("bad-redirect", "err", err)
+	}
+	target := u.String()
+	if d.inChain(e, target) {
+		return refuse("redirect-loop")
+	}
+	if e.Hops+1 > maxHops {
+		return refuse("too-many-redirects", "hops", e.Hops+1)
+	}
+	if e.Depth > 0 && !inScope(d.scope, from, u) {
+		// A link found on a page may not leave --scope by redirecting;
+		// a seed's redirects are the user's to follow.
+		d.log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.scope)
+		return nil, ""
+	}
+	if d.redirectFrom == nil {
+		d.redirectFrom = map[string]string{}
+	}
+	if _, seen := d.redirectFrom[target]; !seen {
+		d.redirectFrom[target] = e.URL
+	}
+	return &frontier.Entry{
+		Job: d.job, URL: target, Host: hostKey(u), State: frontier.Queued,
+		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: now,
+	}, ""
+}
+
+// inChain reports whether target is e itself or one of the URLs whose
+// redirects led to e: the entry's parent (kept in the frontier), then the
+// parents this run saw.
+func (d *discovery) inChain(e frontier.Entry, target string) bool {
+	if target == e.URL {
+		return true
+	}
+	cur := ""
+	if e.Hops > 0 {
+		cur = e.Parent
+	}
+	for i := 0; cur != "" && i <= maxHops; i++ {
+		if cur == target {
+			return true
+		}
+		cur = d.redirectFrom[cur]
+	}
+	return false
+}

@@ -1,0 +1,156 @@
+package crawl
+
+import (
+	"context"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+// dispatch starts every request that may start now, serving ready hosts
+// round-robin, and returns when the next host becomes ready (zero if none
+// is waiting on time).
+func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, error) {
+	var wake time.Time
+	soonest := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	// One pass over the ring from where the last started request left
+	// it; the next pass starts after the last host served in this one.
+	s := sc.hosts
+	n, first := len(s.ring), s.next
+	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopReason == ""; i++ {
+		h := s.byKey[s.ring[(first+i)%n]]
+		if h.held() || h.inflight >= sc.cfg.PerHost || !h.hasWork() {
+			continue
+		}
+		// Budgets first: a spent budget stops at once, not when the
+		// host's pace would next allow a request.
+		if !sc.budgetAllows(h) {
+			continue
+		}
+		if at, ok := sc.readyAt(h, now); !ok {
+			soonest(at)
+			continue
+		}
+		at, served, err := sc.serve(ctx, h, now)
+		if err != nil {
+			return wake, err
+		}
+		if served {
+			s.next = (first + i + 1) % n
+		}
+		soonest(at)
+	}
+	return wake, nil
+}
+
+// budgetAllows checks the request budgets before a request to h: a spent
+// run budget stops the run, a spent --max-per-host holds the host.
+func (sc *scheduler) budgetAllows(h *hostRun) bool {
+	if name := sc.budget.spent(); name != "" {
+		sc.stop("budget", name)
+		return false
+	}
+	if sc.budget.hostSpent(h.requests) {
+		h.stop(holdResume, "max-per-host budget", time.Time{})
+		return false
+	}
+	return true
+}
+
+// readyAt reports whether h may get a request at now; when it may not, it
+// returns when it may (zero: not on time, or not this run).
+func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
+	switch {
+	case h.rb == nil && h.robotsBusy:
+		return time.Time{}, false
+	case !h.robotsRetryAt.IsZero() && now.Before(h.robotsRetryAt):
+		return h.robotsRetryAt, false
+	case len(h.buf) == 0 && now.Before(h.nextAt):
+		// Held by a Retry-After of an earlier run, kept in the frontier.
+		if sc.deferral(h, now, h.nextAt, causeEarlierRun) {
+			return time.Time{}, false
+		}
+		return h.nextAt, false
+	}
+	if ready := sc.pacer.Ready(h.key, now); now.Before(ready) {
+		// Held by the pace, or by a Retry-After of an earlier run kept in
+		// the host's state.
+		if sc.deferral(h, now, ready, causeEarlierRun) {
+			return time.Time{}, false
+		}
+		if h.waitingSince.IsZero() {
+			h.waitingSince = now
+		}
+		return ready, false
+	}
+	return time.Time{}, true
+}
+
+// serve starts the next request to a ready host: its robots.txt when not
+// yet known, else its next entry that robots.txt allows. It reports
+// whether the host was served (the ring moves on past it) and when the
+// host could take another request.
+func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Time, bool, error) {
+	served := false
+	if h.rb == nil {
+		ok, err := sc.hosts.fill(h, now)
+		if err != nil || !ok {
+			return time.Time{}, false, err
+		}
+		if err := sc.startRobots(ctx, h, now); err != nil {
+			return time.Time{}, false, err
+		}
+		served = true
+		if h.rb == nil || h.held() { // a cached copy may hold the host
+			return time.Time{}, served, nil
+		}
+	}
+	e, ok, err := sc.nextEntry(h, now)
+	if err != nil {
+		return time.Time{}, served, err
+	}
+	if !ok {
+		if h.queued > 0 {
+			return h.nextAt, served, nil
+		}
+		return time.Time{}, served, nil
+	}
+	sc.startFetch(ctx, h, e, now)
+	if h.inflight < sc.cfg.PerHost && h.hasWork() {
+		// Room for another request to this host once its pace allows.
+		return sc.pacer.Ready(h.key, now), true, nil
+	}
+	return time.Time{}, true, nil
+}
+
+// nextEntry returns the host's next entry that robots.txt allows; the
+// disallowed ones it meets are recorded as excluded on the way.
+func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool, error) {
+	for {
+		if ok, err := sc.hosts.fill(h, now); !ok || err != nil {
+			return frontier.Entry{}, false, err
+		}
+		e := h.buf[0]
+		h.buf = h.buf[1:]
+		u, err := normalizeURL(e.URL)
+		if err != nil {
+			sc.ledger.finish(&e, frontier.Dead, "bad-url")
+			continue
+		}
+		d := h.rb.Test(sc.agent, requestTarget(u))
+		if !d.Allowed {
+			h.stats.Excluded++
+			sc.ledger.finish(&e, frontier.Excluded, "robots")
+			sc.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
+			continue
+		}
+		return e, true, nil
+	}
+}
+
+// requestTarget is the path and query a request for u sends.
+func requestTarget(u interface{ RequestURI() string }) string { return u.RequestURI() }

@@ -1,0 +1,192 @@
+// Package fakeclock is a crawl.Clock for tests: time stands still until
+// the test advances it (Advance, AdvanceToNext), or until Auto finds the
+// run waiting on time alone and moves it to the next timer at once.
+package fakeclock
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl"
+)
+
+// Clock is a fake crawl.Clock. Its zero value is not usable: get one from
+// New. It is safe for concurrent use.
+type Clock struct {
+	mu       sync.Mutex
+	now      time.Time
+	timers   []*timer // pending, in no order
+	activity uint64   // calls so far: Auto waits for a quiet spell
+	inflight int      // requests in flight, as the run last said
+}
+
+// New returns a clock standing at t0.
+func New(t0 time.Time) *Clock { return &Clock{now: t0} }
+
+var _ crawl.Clock = (*Clock)(nil)
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	return c.now
+}
+
+// Since returns how much fake time passed since t.
+func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// NewTimer returns a timer that fires once the clock reaches now+d; a
+// timer of d <= 0 has fired already.
+func (c *Clock) NewTimer(d time.Duration) crawl.Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	t := &timer{c: c, when: c.now.Add(d), ch: make(chan time.Time, 1)}
+	if d <= 0 {
+		t.ch <- c.now
+		return t
+	}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+// Advance moves the clock d ahead, firing every timer due on the way, in
+// the order of their times.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	c.advanceTo(c.now.Add(d))
+}
+
+// AdvanceToNext moves the clock to the earliest pending timer and fires
+// it (with any others due then); it reports false when none is pending.
+func (c *Clock) AdvanceToNext() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	if len(c.timers) == 0 {
+		return false
+	}
+	next := c.timers[0].when
+	for _, t := range c.timers[1:] {
+		if t.when.Before(next) {
+			next = t.when
+		}
+	}
+	c.advanceTo(later(c.now, next))
+	return true
+}
+
+// InFlight is told by a crawl how many requests it has in flight; Auto
+// lets fake time pass during them only when they are slow.
+func (c *Clock) InFlight(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	c.inflight = n
+}
+
+// Pending returns how many timers wait to fire.
+func (c *Clock) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// Auto moves the clock to the next pending timer whenever nobody has used
+// it for quiet (real time) and the run has no request in flight: then
+// whoever waits, waits on time alone. A request in flight for slow (real
+// time, 40 x quiet) lets fake time pass too, so that a slow server meets
+// a --max-duration or a grace period as it would for real. The returned
+// func stops it; call it before the test ends.
+func (c *Clock) Auto(quiet time.Duration) (stop func()) {
+	slow := 40 * quiet
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(quiet)
+		defer tick.Stop()
+		var last uint64
+		var quietFor time.Duration
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			c.mu.Lock()
+			if c.activity != last {
+				last, quietFor = c.activity, 0
+				c.mu.Unlock()
+				continue
+			}
+			quietFor += quiet
+			busy := c.inflight > 0
+			c.mu.Unlock()
+			if busy && quietFor < slow {
+				continue
+			}
+			c.AdvanceToNext()
+			c.mu.Lock()
+			last, quietFor = c.activity, 0
+			c.mu.Unlock()
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// advanceTo moves the clock to at, firing the timers due by then. The
+// caller holds c.mu.
+func (c *Clock) advanceTo(at time.Time) {
+	sort.Slice(c.timers, func(i, j int) bool { return c.timers[i].when.Before(c.timers[j].when) })
+	n := 0
+	for _, t := range c.timers {
+		if t.when.After(at) {
+			c.timers[n] = t
+			n++
+			continue
+		}
+		c.now = later(c.now, t.when)
+		t.ch <- t.when // capacity 1, and a timer fires once
+	}
+	clear(c.timers[n:])
+	c.timers = c.timers[:n]
+	c.now = later(c.now, at)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+type timer struct {
+	c    *Clock
+	when time.Time
+	ch   chan time.Time
+}
+
+func (t *timer) C() <-chan time.Time { return t.ch }
+
+// Stop keeps the timer from firing; it reports whether it was pending.
+func (t *timer) Stop() bool {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	for i, p := range c.timers {
+		if p == t {
+			c.timers = append(c.timers[:i], c.timers[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

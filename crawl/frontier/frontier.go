@@ -1,0 +1,119 @@
+// Package frontier holds the records a crawl keeps between runs: the
+// entries of a job's frontier, the fetches of a run, the runs themselves,
+// cached robots.txt copies and the crawl lock's holder. crawl declares the
+// Store it needs in these types; store/ (SQLite today, another database
+// later) implements it without importing crawl.
+package frontier
+
+import (
+	"os"
+	"time"
+)
+
+// State is where a frontier entry stands.
+type State string
+
+// The states of a frontier entry.
+const (
+	Queued      State = "queued"
+	InFlight    State = "in-flight"
+	Done        State = "done"
+	NotModified State = "not-modified"
+	Excluded    State = "excluded" // by robots.txt or a skipped host
+	Deferred    State = "deferred" // left for the next run (Retry-After, budget)
+	Dead        State = "dead"
+)
+
+// Valid reports whether s is one of the states above.
+func (s State) Valid() bool {
+	switch s {
+	case Queued, InFlight, Done, NotModified, Excluded, Deferred, Dead:
+		return true
+	}
+	return false
+}
+
+// Entry is one URL of a job's frontier.
+type Entry struct {
+	ID           int64
+	Job          string
+	URL          string // normalised
+	Host         string // lowercased host[:port]
+	State        State
+	Attempts     int
+	NextAt       time.Time // not eligible before
+	Priority     int
+	Depth        int
+	Hops         int    // redirects followed to reach it
+	Parent       string // URL it was found on or redirected from; "" for a seed
+	ETag         string
+	LastModified string
+	LastStatus   int
+	Reason       string // classified reason of the last failure or exclusion
+	FetchedAt    time.Time
+	File         string // body path relative to the output folder
+	SHA256       string
+	Bytes        int64
+}
+
+// HostQueue is one host's share of the queue.
+type HostQueue struct {
+	Host   string
+	Queued int
+	NextAt time.Time // earliest NextAt among its queued entries
+}
+
+// Fetch is one request polite made, as recorded for the report.
+type Fetch struct {
+	RunID       int64
+	URL         string
+	Host        string
+	Status      int    // 0 for a network error
+	Reason      string // classified failure ("" on success)
+	File        string // body path relative to the output folder, "" when none
+	SHA256      string
+	Bytes       int64
+	ContentType string
+	FetchedAt   time.Time
+	Latency     time.Duration // time to first byte
+	Attempts    int
+	Delay       time.Duration // the host's delay when the request started
+}
+
+// Run is one crawl run.
+type Run struct {
+	ID        int64
+	Job       string
+	StartedAt time.Time
+	EndedAt   time.Time // zero while running or if the run died
+	ExitCode  int
+	Summary   string // one line, e.g. "12 done, 1 dead, 3 waiting"
+	Report    []byte // report.json as written; nil while running
+}
+
+// RobotsCopy is a stored robots.txt fetch.
+type RobotsCopy struct {
+	Host      string
+	Status    int
+	Body      []byte
+	FetchedAt time.Time
+	Expires   time.Time
+}
+
+// Holder identifies a running crawl: the holder of a database's lock.
+type Holder struct {
+	PID      int
+	Hostname string
+	Job      string
+	Since    time.Time
+}
+
+// ThisProcess is the Holder this process presents for job: its pid and
+// host name, which a store uses to tell a live holder from a dead one.
+func ThisProcess(job string) Holder {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "unknown"
+	}
+	return Holder{PID: os.Getpid(), Hostname: h, Job: job, Since: time.Now()}
+}

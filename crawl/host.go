@@ -1,0 +1,134 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/robots"
+)
+
+// holdKind says why a host gets no more requests this run, and so what its
+// URLs not served become: it, never the hold's message, decides the state
+// saved (leftover).
+type holdKind int
+
+const (
+	holdNone     holdKind = iota
+	holdResume            // a budget or the run's end: the URLs stay queued, to resume
+	holdDeferred          // the site's own answers keep it back: deferred for a later run
+	holdRefused           // polite refused its address: the URLs are excluded
+)
+
+// hold is a host's stop for the rest of the run.
+type hold struct {
+	kind   holdKind
+	reason string    // as the report and the URLs' reason word it
+	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
+}
+
+// leftover is the state a held host's URLs not served this run are left
+// in: queued to resume (no hold, a budget, the end of the run), excluded
+// (polite refused its address), or deferred (the site's own answers kept
+// them back: robots.txt unreachable, a long Retry-After, a Crawl-delay over
+// the limit), which a next run tries again without counting this pass as
+// cut short.
+func (k holdKind) leftover() frontier.State {
+	switch k {
+	case holdRefused:
+		return frontier.Excluded
+	case holdDeferred:
+		return frontier.Deferred
+	}
+	return frontier.Queued
+}
+
+// hostRun is one host's state during a run. Only the loop goroutine
+// touches it.
+type hostRun struct {
+	key    string
+	stats  *HostStats
+	queued int       // queued entries as last known
+	nextAt time.Time // earliest eligible time of those
+	buf    []frontier.Entry
+
+	inflight int
+	requests int
+
+	rb            *robots.Robots // nil until known
+	robotsBusy    bool
+	robotsRetryAt time.Time
+	robotsWait    time.Duration
+	robotsCopy    *frontier.RobotsCopy // cached copy, possibly stale
+
+	hold         hold      // set once the host gets no more requests this run
+	waitingSince time.Time // when it last had work but had to wait
+	backingOff   bool
+}
+
+func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
+
+// held reports whether the host gets no more requests this run.
+func (h *hostRun) held() bool { return h.hold.kind != holdNone }
+
+// stop holds the host for the rest of the run. Every stop goes through it.
+func (h *hostRun) stop(kind holdKind, reason string, until time.Time) {
+	h.hold = hold{kind: kind, reason: reason, until: until}
+}
+
+// active reports whether the host has work it may still be given.
+func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
+
+func (h *hostRun) stopped() string {
+	switch {
+	case h.held():
+		return h.hold.reason
+	case h.hasWork():
+		return "run ended with URLs waiting"
+	}
+	return "done"
+}
+
+// deferCause says where a Retry-After that keeps a host away came from.
+type deferCause int
+
+const (
+	causeEarlierRun deferCause = iota // the frontier or pace state an earlier run left
+	causeVerdict                      // this response: pace found it beyond --max-retry-after
+	causeRunEnd                       // this response: it lasts past the run's --max-duration
+)
+
+// deferral is the one Retry-After rule: a host kept away until until
+// either waits for it within this run (false) or is held for a later run
+// (true), in which case its URLs keep until unless the hold came from an
+// earlier run's state (the frontier already has it).
+func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) bool {
+	at := until.UTC().Format(time.RFC3339)
+	switch cause {
+	case causeEarlierRun:
+		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
+			return false
+		}
+		h.stop(holdDeferred, "deferred: Retry-After until "+at, time.Time{})
+		c.log.Info("host deferred to a later run", "host", h.key, "until", at)
+	case causeVerdict:
+		h.stop(holdDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+	case causeRunEnd:
+		if c.cfg.MaxDuration <= 0 || !until.After(c.start.Add(c.cfg.MaxDuration)) {
+			return false
+		}
+		// The run ends before the server wants to hear from polite again:
+		// stop asking, and leave the host's URLs queued for the next run
+		// to resume, not before the Retry-After.
+		h.stop(holdResume, "waiting: Retry-After beyond the end of the run", until)
+		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+	}
+	return true
+}
+
+// saveState writes one host's pace state at once.
+func (c *crawler) saveState(key string) {
+	if err := c.db.Save(c.pacer.State(key)); err != nil {
+		c.log.Warn("cannot save pace state", "host", key, "err", err)
+	}
+}

@@ -1,0 +1,163 @@
+package crawl
+
+import (
+	"sort"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
+)
+
+// takeBatch is how many eligible entries of a host are taken from the
+// frontier at once.
+const takeBatch = 16
+
+// hostSet is the run state of every host met so far, in the round-robin
+// order dispatch serves them, and what the frontier last said of their
+// queues. Only the loop goroutine touches it.
+type hostSet struct {
+	db     Store
+	job    string
+	pacer  *pace.Pacer
+	floors map[string]time.Duration // --floor-host
+
+	byKey map[string]*hostRun
+	ring  []string
+	next  int  // where the next dispatch pass starts in ring
+	stale bool // the frontier's queues changed: refresh before trusting queued
+}
+
+// get returns the run state of a host, restoring its pace state from the
+// database the first time it is seen.
+func (s *hostSet) get(key string, now time.Time) *hostRun {
+	if h := s.byKey[key]; h != nil {
+		return h
+	}
+	h := &hostRun{key: key, stats: &HostStats{Host: key}}
+	if st, ok, err := s.db.Load(key); err == nil && ok {
+		s.pacer.Restore(st, now)
+		h.stats.StoredStartS = secs(st.Delay)
+	}
+	if d, ok := s.floors[key]; ok {
+		s.pacer.SetFloor(key, d, pace.FloorHost)
+	}
+	h.stats.DelayStartS = secs(s.pacer.Delay(key, now))
+	s.byKey[key] = h
+	s.ring = append(s.ring, key)
+	return h
+}
+
+// refresh reloads which hosts have queued entries.
+func (s *hostSet) refresh(now time.Time) error {
+	qs, err := s.db.QueuedHosts(s.job)
+	if err != nil {
+		return err
+	}
+	for _, h := range s.byKey {
+		h.queued = 0
+	}
+	for _, q := range qs {
+		h := s.get(q.Host, now)
+		h.queued, h.nextAt = q.Queued, q.NextAt
+	}
+	s.stale = false
+	return nil
+}
+
+// anyWork reports whether a host not held still has URLs.
+func (s *hostSet) anyWork() bool {
+	for _, h := range s.byKey {
+		if h.active() {
+			return true
+		}
+	}
+	return false
+}
+
+// fill takes the host's next eligible entries from the frontier when its
+// buffer is empty; it reports whether the buffer holds any.
+func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
+	if len(h.buf) > 0 {
+		return true, nil
+	}
+	if h.queued <= 0 {
+		return false, nil
+	}
+	es, err := s.db.Take(s.job, h.key, now, takeBatch)
+	if err != nil {
+		return false, err
+	}
+	if len(es) == 0 {
+		// Nothing eligible yet: ask the frontier when.
+		s.stale = true
+		h.nextAt = now.Add(time.Second)
+		return false, nil
+	}
+	h.queued -= len(es)
+	h.buf = es
+	return true, nil
+}
+
+// learned returns the pace states worth keeping: of the hosts polite sent
+// a request to, or knew from an earlier run. A host it never contacted (its
+// address refused, a budget spent first) has taught nothing.
+func (s *hostSet) learned() []pace.State {
+	var sts []pace.State
+	for _, st := range s.pacer.States() {
+		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.kind != holdRefused) || h.stats.StoredStartS > 0 {
+			sts = append(sts, st)
+		}
+	}
+	return sts
+}
+
+// save writes every host's pace state worth keeping.
+func (s *hostSet) save() error { return s.db.SaveAll(s.learned()) }
+
+// sorted returns the hosts in the order of their keys.
+func (s *hostSet) sorted() []*hostRun {
+	keys := make([]string, 0, len(s.byKey))
+	for k := range s.byKey {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	hs := make([]*hostRun, len(keys))
+	for i, k := range keys {
+		hs[i] = s.byKey[k]
+	}
+	return hs
+}
+
+// leave writes back what a held host leaves at the run's end: its queued
+// URLs in state (with the host's hold as their reason unless queued),
+// none eligible before the hold's Retry-After, if it has one. What it
+// settles is counted in l.
+func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Time) error {
+	// Taken entries are in flight, so each Take reaches the next batch;
+	// what an error leaves in flight the next run queues again.
+	always := now.Add(100 * 365 * 24 * time.Hour)
+	var held []frontier.Entry // left queued: put back once all were taken
+	for {
+		es, err := s.db.Take(s.job, h.key, always, 256)
+		if err != nil || len(es) == 0 {
+			if err == nil && len(held) > 0 {
+				_, err = s.db.Record(s.job, nil, held, nil)
+			}
+			return err
+		}
+		for i := range es {
+			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.hold.until)
+			if state != frontier.Queued {
+				es[i].Reason = h.hold.reason
+			}
+		}
+		if state == frontier.Queued {
+			held = append(held, es...)
+			continue
+		}
+		l.counts[state] += len(es)
+		if _, err := s.db.Record(s.job, nil, es, nil); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package crawl
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+// ledger is what a run has decided and not yet written, and what it has
+// written of its outcomes: the frontier changes and fetch records pending
+// for the next Record, the manifest, the dead list and the counts per
+// state. Only the loop goroutine touches it.
+type ledger struct {
+	job      string
+	runID    int64
+	manifest io.WriteCloser
+
+	added   []frontier.Entry
+	changed []frontier.Entry
+	fetches []frontier.Fetch
+
+	dead   []DeadURL
+	counts map[frontier.State]int // outcomes of this run
+	err    error                  // the first manifest write that failed
+}
+
+func newLedger(job string) *ledger {
+	return &ledger{job: job, counts: map[frontier.State]int{}}
+}
+
+// add puts a discovered URL (a link, a redirect target) into the frontier.
+func (l *ledger) add(e frontier.Entry) { l.added = append(l.added, e) }
+
+// change writes e back as it is, counting nothing.
+func (l *ledger) change(e frontier.Entry) { l.changed = append(l.changed, e) }
+
+// settle writes e back in a state that counts as an outcome of this run.
+func (l *ledger) settle(e frontier.Entry) {
+	l.changed = append(l.changed, e)
+	l.counts[e.State]++
+}
+
+// finish gives e its final state and reason for this run and records it;
+// a dead entry joins the dead list.
+func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason string) {
+	e.State, e.Reason = s, reason
+	l.settle(*e)
+	if s == frontier.Dead {
+		l.dead = append(l.dead, DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
+	}
+}
+
+// manifestLine is one line of manifest.jsonl.
+type manifestLine struct {
+	URL         string  `json:"url"`
+	Status      int     `json:"status"`
+	File        string  `json:"file,omitempty"`
+	SHA256      string  `json:"sha256,omitempty"`
+	Bytes       int64   `json:"bytes"`
+	ContentType string  `json:"content_type,omitempty"`
+	FetchedAt   string  `json:"fetched_at"`
+	LatencyMS   float64 `json:"latency_ms"`
+	Attempts    int     `json:"attempts"`
+	Location    string  `json:"location,omitempty"`
+	Reason      string  `json:"reason,omitempty"`
+}
+
+// writeManifest appends the final fetch of an entry to manifest.jsonl and
+// queues its fetch record. delay is the host's delay when it started.
+func (l *ledger) writeManifest(e frontier.Entry, resp response, delay time.Duration, now time.Time) {
+	m := manifestLine{
+		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
+		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: ms(resp.TTFB),
+		Attempts: e.Attempts, Reason: e.Reason,
+	}
+	if resp.Header != nil {
+		m.ContentType = resp.Header.Get("Content-Type")
+		m.Location = resp.Header.Get("Location")
+	}
+	line, _ := json.Marshal(m)
+	if _, err := l.manifest.Write(append(line, '\n')); err != nil && l.err == nil {
+		l.err = fmt.Errorf("write manifest: %w", err)
+	}
+	l.fetches = append(l.fetches, frontier.Fetch{
+		RunID: l.runID, URL: e.URL, Host: e.Host, Status: resp.Status, Reason: e.Reason,
+		File: e.File, SHA256: e.SHA256, Bytes: e.Bytes, ContentType: m.ContentType,
+		FetchedAt: now, Latency: resp.TTFB, Attempts: e.Attempts, Delay: delay,
+	})
+}
+
+// flush writes pending frontier changes and fetch records in one Record;
+// it reports whether new entries went in (the hosts' queues changed).
+func (l *ledger) flush(db Store) (added bool, err error) {
+	if len(l.added)+len(l.changed)+len(l.fetches) == 0 {
+		return false, nil
+	}
+	if _, err := db.Record(l.job, l.added, l.changed, l.fetches); err != nil {
+		return false, err
+	}
+	added = len(l.added) > 0
+	l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
+	return added, nil
+}
+
+func (l *ledger) close() {
+	if l.manifest != nil {
+		l.manifest.Close()
+	}
+}

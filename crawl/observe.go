@@ -1,0 +1,117 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/polite-crawler/polite/pace"
+)
+
+// observe feeds an answer into the host's pacer, counts it in the host's
+// statistics and holds the host when the answer keeps it away.
+func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
+	resp := r.resp
+	o := outcomeOf(resp, r.slow, now)
+	v := c.pacer.Observe(h.key, now, o)
+	if v.Raised {
+		c.saveState(h.key)
+	}
+	switch {
+	case v.Congestion:
+		h.backingOff = true
+		c.log.Info("host backing off", "host", h.key, "status", resp.Status,
+			"delay", fmtDur(c.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+	case resp.Err == nil && resp.Status < 400:
+		h.backingOff = false
+	}
+	if h.stats.count(resp, o.RetryAfter > 0) {
+		c.throttled++
+	}
+	h.stats.Timeline = append(h.stats.Timeline, Point{
+		AtS:         now.Sub(c.start).Seconds(),
+		DelayS:      c.pacer.Delay(h.key, now).Seconds(),
+		LatencyMS:   ms(resp.TTFB),
+		Status:      answered(resp),
+		RetryAfterS: o.RetryAfter.Seconds(),
+	})
+	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
+		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
+	// How long the server asked polite to stay away, as a time that the
+	// host's entries keep across runs.
+	wait := o.RetryAfter
+	if q := o.Quota; q != nil && q.Remaining == 0 && q.Reset > 0 {
+		wait = max(wait, q.Reset)
+	}
+	switch {
+	case v.Defer:
+		c.deferral(h, now, now.Add(wait), causeVerdict)
+	case o.RetryAfter > 0:
+		c.deferral(h, now, now.Add(o.RetryAfter), causeRunEnd)
+	}
+	if !h.hold.until.IsZero() {
+		// The next run honours it too: the pacer keeps it in the state.
+		c.pacer.Hold(h.key, h.hold.until)
+		c.saveState(h.key)
+	}
+	return v
+}
+
+// outcomeOf is what the pacer learns from an answer: its status (0 for no
+// answer), time to first byte, a soft block, and the Retry-After (of a 429
+// or 503) and rate-limit quota it carries.
+func outcomeOf(resp response, slow bool, now time.Time) pace.Outcome {
+	o := pace.Outcome{Status: answered(resp), TTFB: resp.TTFB, SlowDown: slow}
+	if resp.Header == nil {
+		return o
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
+		if d, ok := pace.ParseRetryAfter(ra, now); ok {
+			o.RetryAfter = d
+		}
+	}
+	if q, ok := ParseRateLimit(resp.Header, now); ok {
+		o.Quota = q
+	}
+	return o
+}
+
+// answered is the status of an answer, 0 when there was none.
+func answered(resp response) int {
+	if resp.Err != nil {
+		return 0
+	}
+	return resp.Status
+}
+
+// count adds an answer to the host's statistics; it reports whether the
+// answer was a throttle (429 or 503).
+func (s *HostStats) count(resp response, retryAfter bool) (throttled bool) {
+	if retryAfter {
+		s.RetryAfters++
+	}
+	switch st := resp.Status; {
+	case resp.Err != nil:
+		s.Errors++
+	case st == 304:
+		s.S304++
+	case st < 300:
+		s.S2xx++
+	case st < 400:
+		s.S3xx++
+	case st == 429:
+		s.S429++
+		throttled = true
+	case st < 500:
+		s.S4xx++
+	default:
+		s.S5xx++
+		if st == 503 {
+			s.S503++
+			throttled = true
+		}
+	}
+	s.Bytes += int64(len(resp.Body))
+	if resp.Err == nil {
+		s.latencies = append(s.latencies, resp.TTFB)
+	}
+	return throttled
+}

@@ -1,0 +1,108 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/robots"
+)
+
+// startRobots fetches the host's robots.txt unless a fresh copy is cached.
+// The cache, the fetch and its interpretation are the ones polite robots
+// check uses (RobotsFor).
+func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
+	if h.robotsCopy == nil {
+		rb, cp, err := cachedRobots(c.db, h.key, now)
+		if err != nil {
+			return err
+		}
+		h.robotsCopy = cp
+		if rb != nil {
+			c.useRobots(h, rb, "cached")
+			return nil
+		}
+	}
+	h.robotsBusy = true
+	c.begin(h, now)
+	c.pacer.Begin(h.key, now)
+	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
+	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
+	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
+	go func() {
+		r.resp, r.robots = fetchRobots(withPrivateOK(ctx, privateOK), c.fetch, c.pacer, c.clock, u)
+		c.results <- r
+	}()
+	return nil
+}
+
+// handleRobots takes a robots.txt fetch into use.
+func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
+	h.robotsBusy = false
+	if r.robots.reason == "canceled" {
+		return
+	}
+	c.observe(h, r, now)
+	// Redirects followed are requests too (the first one was counted).
+	c.budget.requests += r.robots.hops
+	h.stats.Requests += r.robots.hops
+	if r.robots.reason == "private-address" && r.robots.hops == 0 {
+		// polite refused to dial the host: it is no seed's host and it
+		// resolves to a loopback, private or link-local address. That is
+		// polite's rule, not the host's state: the host gets no more
+		// requests, and its URLs end the run excluded (leftover).
+		h.stop(holdRefused, "private-address", time.Time{})
+		h.stats.Robots = "refused: private address"
+		c.log.Info("host refused: private address", "host", h.key)
+		return
+	}
+	rb, how, fresh, err := settleRobots(c.db, h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
+	if err != nil {
+		c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
+	}
+	if fresh != nil {
+		h.robotsCopy = fresh
+	}
+	if rb != nil {
+		c.useRobots(h, rb, how)
+		return
+	}
+	// Until robots.txt is known every request to the host is a robots.txt
+	// fetch, so h.requests counts the attempts.
+	if h.requests >= c.cfg.MaxAttempts {
+		h.stop(holdDeferred, how+": URLs wait for the next run", time.Time{})
+		h.stats.Robots = h.hold.reason
+		c.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
+		return
+	}
+	base := c.cfg.RobotsRetry
+	if base <= 0 {
+		base = 5 * time.Second
+	}
+	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), c.cfg.Rand)
+	h.robotsRetryAt = now.Add(h.robotsWait)
+	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
+	c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
+}
+
+// useRobots applies a host's robots.txt: its rules and its published floors.
+func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
+	h.rb, h.robotsRetryAt = rb, time.Time{}
+	g := rb.Group(c.agent)
+	switch rb.Access {
+	case robots.Parsed:
+		h.stats.Robots = "parsed (" + how + ")"
+	case robots.AllowAll:
+		h.stats.Robots = "no restrictions (" + how + ")"
+	default:
+		h.stats.Robots = how
+	}
+	c.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
+	c.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
+	if c.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > c.cfg.MaxCrawlDelay {
+		h.stop(holdDeferred, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay), time.Time{})
+		c.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
+	}
+}

@@ -1,0 +1,50 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
+)
+
+// Store is what a crawl needs from its database, in crawl/frontier's
+// records. store.DB implements it over SQLite. It is written so that a
+// database shared by several crawling processes can implement it too:
+// entries are handed out by lease (Take marks them in flight, Record
+// settles them), and a run's changes arrive in batches.
+type Store interface {
+	// Acquire takes the database's crawl lock for h, or fails saying who holds it.
+	Acquire(h frontier.Holder) error
+	// Release gives the lock back if h holds it.
+	Release(h frontier.Holder) error
+
+	// BeginRun records that a run of job starts at at.
+	BeginRun(job string, at time.Time) (frontier.Run, error)
+	// EndRun records how run id ended: its exit code, one-line summary and report.
+	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
+
+	// Prepare starts a pass of job: in-flight entries queued again, entries fetched before refreshBefore queued again.
+	Prepare(job string, refreshBefore time.Time) error
+	// Enqueue adds the entries job does not have yet (by URL) and returns how many were new.
+	Enqueue(job string, es []frontier.Entry) (int, error)
+	// QueuedHosts lists the hosts of job with queued entries, and when the earliest is due.
+	QueuedHosts(job string) ([]frontier.HostQueue, error)
+	// Take leases up to n entries of host that are due at now, marking them in flight.
+	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
+	// Record writes one batch in one transaction: new entries, changed (settled) entries, fetches.
+	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
+	// Counts returns how many entries of job are in each state.
+	Counts(job string) (map[frontier.State]int, error)
+
+	// Load returns the stored pace state of host, if any.
+	Load(host string) (pace.State, bool, error)
+	// Save stores one host's pace state.
+	Save(st pace.State) error
+	// SaveAll stores many hosts' pace states at once.
+	SaveAll(sts []pace.State) error
+
+	// Robots returns the cached robots.txt copy of host, if any.
+	Robots(host string) (frontier.RobotsCopy, bool, error)
+	// PutRobots caches a robots.txt copy.
+	PutRobots(c frontier.RobotsCopy) error
+}

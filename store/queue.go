@@ -1,0 +1,137 @@
+package store
+
+// The queue of a job's frontier: a new pass prepared, the hosts with
+// queued entries, and entries taken by lease (marked in flight).
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Prepare readies a job for a new run: entries left in flight by a dead run
+// and deferred ones become queued; done and not-modified entries fetched
+// before refreshBefore become queued again (keeping ETag and Last-Modified
+// for a conditional request); excluded ones too, as robots.txt may change.
+// Refreshed entries start again at zero attempts. Dead entries stay dead.
+// A zero refreshBefore refreshes nothing.
+func (db *DB) Prepare(job string, refreshBefore time.Time) error {
+	tx, err := db.beginWrite("prepare job")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := prepare(tx, job, refreshBefore); err != nil {
+		return err
+	}
+	return commit("prepare job "+job, tx)
+}
+
+func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
+	_, err := tx.Exec(`UPDATE frontier SET state = ? WHERE job = ? AND state IN (?, ?, ?)`,
+		Queued, job, InFlight, Deferred, Excluded)
+	if err != nil {
+		return fmt.Errorf("prepare job %s: %w", job, explain(err))
+	}
+	if refreshBefore.IsZero() {
+		return nil
+	}
+	_, err = tx.Exec(`UPDATE frontier SET state = ?, attempts = 0
+		WHERE job = ? AND state IN (?, ?) AND fetched_at < ?`,
+		Queued, job, Done, NotModified, toNanos(refreshBefore))
+	if err != nil {
+		return fmt.Errorf("prepare job %s: refresh: %w", job, explain(err))
+	}
+	return nil
+}
+
+// queuedHostsSQL counts queued entries per host (job, state).
+const queuedHostsSQL = `SELECT host, COUNT(*), MIN(next_at) FROM frontier
+	WHERE job = ? AND state = ? GROUP BY host ORDER BY host`
+
+// QueuedHosts returns every host of the job with queued entries, sorted by
+// host.
+func (db *DB) QueuedHosts(job string) ([]HostQueue, error) {
+	tx, err := db.beginRead("list queued hosts")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(queuedHostsSQL, job, Queued)
+	if err != nil {
+		return nil, fmt.Errorf("list queued hosts of %s: %w", job, explain(err))
+	}
+	defer rows.Close()
+	var hs []HostQueue
+	for rows.Next() {
+		var (
+			h    HostQueue
+			next int64
+		)
+		if err := rows.Scan(&h.Host, &h.Queued, &next); err != nil {
+			return nil, fmt.Errorf("list queued hosts of %s: %w", job, err)
+		}
+		h.NextAt = fromNanos(next)
+		hs = append(hs, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list queued hosts of %s: %w", job, explain(err))
+	}
+	return hs, nil
+}
+
+// takeSQL picks the next eligible entries of one host (job, state, host,
+// now, n).
+const takeSQL = `SELECT ` + entryColumns + ` FROM frontier
+	WHERE job = ? AND state = ? AND host = ? AND next_at <= ?
+	ORDER BY priority DESC, id LIMIT ?`
+
+// Take marks up to n queued entries of host that are eligible at now as in
+// flight and returns them, highest priority first, then oldest first.
+func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	tx, err := db.beginWrite("take")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	es, err := db.take(tx, job, host, now, n)
+	if err != nil {
+		return nil, err
+	}
+	return es, commit("take", tx)
+}
+
+// take selects, then updates by id, inside the caller's IMMEDIATE
+// transaction, so no other writer can take the same rows. (PostgreSQL
+// would say SELECT ... FOR UPDATE SKIP LOCKED.)
+func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
+	sel, err := db.stmt(tx, takeSQL)
+	if err != nil {
+		return nil, fmt.Errorf("take from %s: %w", host, err)
+	}
+	rows, err := sel.Query(job, Queued, host, toNanos(now), n)
+	if err != nil {
+		return nil, fmt.Errorf("take from %s: %w", host, explain(err))
+	}
+	es, err := scanEntries(rows)
+	if err != nil {
+		return nil, fmt.Errorf("take from %s: %w", host, err)
+	}
+	if len(es) == 0 {
+		return nil, nil
+	}
+	stmt, err := db.stmt(tx, takeMarkSQL)
+	if err != nil {
+		return nil, fmt.Errorf("take from %s: %w", host, err)
+	}
+	for i := range es {
+		if _, err := stmt.Exec(InFlight, es[i].ID); err != nil {
+			return nil, fmt.Errorf("take %s: %w", es[i].URL, explain(err))
+		}
+		es[i].State = InFlight
+	}
+	return es, nil
+}
