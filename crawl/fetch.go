@@ -1,7 +1,6 @@
 package crawl
 
 import (
-	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"context"
@@ -261,15 +260,26 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 // errBadEncoding is a compressed body that does not decode.
 var errBadEncoding = errors.New("body does not decode")
 
-// readBody reads and decodes a body, stopping one byte past max: over
-// max it fails with errTooLarge, or with truncate returns the first max bytes.
+// MaxBodyLimit is the largest --max-body: a body is held whole in memory
+// before it is written, once per request in flight.
+const MaxBodyLimit = 1 << 30
+
+// readChunk is how much of a body is read at a time: what a request holds
+// grows with the bytes that arrive, never with what Content-Length claims.
+const readChunk = 32 << 10
+
+// readBody reads and decodes a body of at most max bytes: over max it fails
+// with errTooLarge, or with truncate returns the first max bytes. An
+// identity body whose Content-Length is over max fails before it is read.
 // An empty body is empty whatever its Content-Encoding says (a 304 or 204
 // may carry the header of the body it stands for).
 func readBody(resp *http.Response, max int64, truncate bool) ([]byte, error) {
 	body := newPeekReader(resp.Body)
 	var rd io.Reader = body
+	identity := false
 	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
+		identity = true
 	case "gzip", "x-gzip", "deflate":
 		if len(body.peek(1)) == 0 {
 			break
@@ -287,21 +297,45 @@ func readBody(resp *http.Response, max int64, truncate bool) ([]byte, error) {
 	default:
 		// An encoding we did not ask for: keep the bytes as sent.
 	}
-	var buf bytes.Buffer
-	if resp.ContentLength > 0 && resp.ContentLength <= max {
-		buf.Grow(int(resp.ContentLength))
-	}
-	n, err := io.Copy(&buf, io.LimitReader(rd, max+1))
-	if err != nil {
-		return nil, decodeErr(err)
-	}
-	if n > max {
-		if truncate {
-			return buf.Bytes()[:max], nil
-		}
+	if identity && !truncate && resp.ContentLength > max {
 		return nil, errTooLarge
 	}
-	return buf.Bytes(), nil
+	data, over, err := readLimited(rd, max)
+	switch {
+	case err != nil:
+		return nil, decodeErr(err)
+	case over && truncate:
+		return data, nil
+	case over:
+		return nil, errTooLarge
+	case identity && resp.ContentLength >= 0 && int64(len(data)) != resp.ContentLength:
+		// net/http reports a short body itself; a body that is not the
+		// length announced is never kept as whole.
+		return nil, fmt.Errorf("body of %d bytes, %d announced: %w", len(data), resp.ContentLength, io.ErrUnexpectedEOF)
+	}
+	return data, nil
+}
+
+// readLimited reads r to its end in chunks of readChunk bytes, keeping at
+// most max; over reports that more than max bytes came (reading stops
+// there). No length is computed past max, whatever max is.
+func readLimited(r io.Reader, max int64) (data []byte, over bool, err error) {
+	chunk := make([]byte, readChunk)
+	for {
+		n, rerr := r.Read(chunk)
+		if n > 0 {
+			if room := max - int64(len(data)); int64(n) > room {
+				return append(data, chunk[:room]...), true, nil
+			}
+			data = append(data, chunk[:n]...)
+		}
+		switch {
+		case rerr == io.EOF:
+			return data, false, nil
+		case rerr != nil:
+			return nil, false, rerr
+		}
+	}
 }
 
 // decodeErr marks the errors of a decoder (not of the connection under it)

@@ -93,7 +93,7 @@ func counted(t *testing.T, body string) (*httptest.Server, *atomic.Int32) {
 	return srv, &n
 }
 
-func mustURLOf(t *testing.T, raw string) *url.URL {
+func mustURLOf(t testing.TB, raw string) *url.URL {
 	t.Helper()
 	u, err := normalizeURL(raw)
 	if err != nil {
