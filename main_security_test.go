@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,6 +57,86 @@ func TestCLIMaxBodyRange(t *testing.T) {
 					t.Errorf("%s is empty: the body was not kept whole", name)
 				}
 			}
+		})
+	}
+}
+
+// TestCLICredentialsNeverLeaveTheSeedFile: seed lines carrying a password
+// (with and without a scheme, in --strict too) are rejected, and the
+// password appears in no output: stdout, stderr (with -v), the output
+// folder, the database files, and what status, runs and report print.
+// Links and redirects that carry a server's password are refused as well,
+// and only the page and the manifest (the server's own words) keep it.
+func TestCLICredentialsNeverLeaveTheSeedFile(t *testing.T) {
+	const secret, theirs = "S3cretPass", "TheirPassw0rd"
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/links":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<a href="http://carol:%s@%s/d">d</a>`, theirs, srv.Listener.Addr())
+		case "/redirect":
+			http.Redirect(w, r, "http://bob:"+theirs+"@"+srv.Listener.Addr().String()+"/c", http.StatusFound)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer srv.Close()
+	host := srv.Listener.Addr().String()
+	seeds := writeFile(t, "seeds.txt", strings.Join([]string{
+		"http://alice:" + secret + "@" + host + "/a",
+		"alice:" + secret + "@" + host + "/b 3",
+		"https://" + secret + "@" + host + "/token",
+		srv.URL + "/links",
+		srv.URL + "/redirect",
+	}, "\n")+"\n")
+	dir := t.TempDir()
+	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
+	outputs := map[string]string{}
+	r := run(t, "", append([]string{"crawl", "-v", "--db", db, "--out", out, "--depth", "1", seeds}, fast...)...)
+	if r.code != 1 { // the redirect carrying credentials is dead: bad-redirect
+		t.Fatalf("crawl exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "alice:xxxxx@") {
+		t.Errorf("stderr does not show the rejected seed redacted:\n%s", r.stderr)
+	}
+	outputs["crawl stdout"], outputs["crawl stderr"] = r.stdout, r.stderr
+	strict := run(t, "", append([]string{"crawl", "--strict", "--db", filepath.Join(dir, "strict.db"), "--out", filepath.Join(dir, "strict"), seeds}, fast...)...)
+	if strict.code != 2 {
+		t.Errorf("--strict exit %d, want 2", strict.code)
+	}
+	outputs["strict stdout"], outputs["strict stderr"] = strict.stdout, strict.stderr
+	for _, args := range [][]string{{"report"}, {"report", "--json"}, {"report", "--html", "-"}, {"runs"}, {"runs", "--json"}, {"status"}, {"status", "--json"}, {"status", "--job", "seeds"}} {
+		r := run(t, "", append(args, "--db", db)...)
+		if r.code != 0 {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		outputs[strings.Join(args, " ")] = r.stdout + r.stderr
+	}
+	rc := run(t, "", "robots", "check", "--db", db, "http://alice:"+secret+"@"+host+"/a")
+	outputs["robots check"] = rc.stdout + rc.stderr
+	for name, text := range outputs {
+		for _, pw := range []string{secret, theirs} {
+			if strings.Contains(text, pw) {
+				t.Errorf("%s shows the password %s:\n%s", name, pw, text)
+			}
+		}
+	}
+	for _, root := range []string{out, dir} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || p == seeds {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err == nil && bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the password of the seed file", p)
+			}
+			if err == nil && bytes.Contains(b, []byte(theirs)) && strings.Contains(filepath.Base(p), ".db") {
+				t.Errorf("%s holds the password of a link", p)
+			}
+			return nil
 		})
 	}
 }

@@ -281,12 +281,12 @@ func (c *crawler) redirect(e store.Entry, r result) string {
 		return ""
 	}
 	refuse := func(reason string, args ...any) string {
-		c.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(loc, 200), "reason", reason}, args...)...)
+		c.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(redactUserinfo(loc), 200), "reason", reason}, args...)...)
 		return reason
 	}
 	ref, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
-		return refuse("bad-redirect", "err", err)
+		return refuse("bad-redirect", "err", redactUserinfo(err.Error()))
 	}
 	if s := strings.ToLower(r.url.ResolveReference(ref).Scheme); s != "http" && s != "https" {
 		return refuse("redirect-scheme", "scheme", s)
