@@ -74,10 +74,9 @@ type crawler struct {
 	run   store.Run
 	start time.Time
 
-	seedHosts map[string]bool
-	hosts     map[string]*hostRun
-	ring      []string
-	ringNext  int
+	hosts    map[string]*hostRun
+	ring     []string
+	ringNext int
 
 	results   chan result
 	inflight  int
@@ -116,17 +115,16 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	}
 	agent := RobotsAgent(cfg)
 	c := &crawler{
-		cfg:       cfg,
-		db:        db,
-		clock:     cfg.Clock,
-		pacer:     pace.New(cfg.Pace, cfg.Rand),
-		out:       out,
-		log:       cfg.Logger,
-		agent:     agent,
-		seedHosts: map[string]bool{},
-		hosts:     map[string]*hostRun{},
-		results:   make(chan result, cfg.Concurrency),
-		counts:    map[store.State]int{},
+		cfg:     cfg,
+		db:      db,
+		clock:   cfg.Clock,
+		pacer:   pace.New(cfg.Pace, cfg.Rand),
+		out:     out,
+		log:     cfg.Logger,
+		agent:   agent,
+		hosts:   map[string]*hostRun{},
+		results: make(chan result, cfg.Concurrency),
+		counts:  map[store.State]int{},
 	}
 	c.fetch = newFetcher(&c.cfg, c.clock.Now)
 	return c, nil
@@ -154,7 +152,6 @@ func (c *crawler) prepare() error {
 		if err != nil {
 			continue // ReadSeeds already normalised it
 		}
-		c.seedHosts[hostKey(u)] = true
 		es = append(es, store.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: store.Queued, Priority: s.Priority, NextAt: c.start})
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a

@@ -10,10 +10,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -26,24 +24,18 @@ const maxHeaderBytes = 64 << 10
 // errTooLarge is a body over --max-body (after decoding).
 var errTooLarge = errors.New("body over the size limit")
 
-// errPrivate is a dial to a loopback, private or link-local address that
-// the crawl was not allowed to make.
-var errPrivate = errors.New("refused to dial a private address")
-
 // fetcher makes one HTTP request at a time per call; it follows no
 // redirects and decodes compressed bodies itself, so that the size limit
 // applies to what is decoded.
 type fetcher struct {
 	client  *http.Client
-	proxy   func(*http.Request) (*url.URL, error) // the transport's; nil: none
+	guard   *guard // what the transport may dial
 	ua      string
 	maxBody int64
 	timeout time.Duration
 	now     func() time.Time
 
-	allowPrivate bool            // --allow-private
-	seedHosts    map[string]bool // hosts that may be private: the seeds' own
-	lookup       func(ctx context.Context, host string) ([]net.IPAddr, error)
+	policy dialPolicy // which requests may reach private addresses
 
 	truncate bool // keep the first maxBody bytes instead of failing
 }
@@ -59,61 +51,11 @@ type response struct {
 	Reason   string // classified failure: "" on an HTTP answer
 }
 
-type ctxKey int
-
-const (
-	grantKey ctxKey = iota // *privateGrant: withPrivateOK
-	dialKey                // dialMode: how get lets the transport dial
-)
-
-// dialMode is what the dialer of one request may reach.
-type dialMode int
-
-const (
-	dialGuarded dialMode = iota // public addresses only, checked on the address dialled
-	dialPrivate                 // any address: a seed's host, --allow-private
-	dialProxy                   // the user's proxy; the target was checked before
-)
-
-// privateGrant lets the first host fetched under it dial private addresses.
-type privateGrant struct {
-	ok   bool
-	once sync.Once
-	host string
-}
-
-// withPrivateOK marks a fetch that may dial private addresses (a seed's
-// host, --allow-private, a URL the user named). The grant covers the host
-// of the first request made with ctx only: a redirect that leaves that host
-// (a robots.txt chain) is judged anew, so a server cannot send polite to a
-// private address by redirecting.
-func withPrivateOK(ctx context.Context, ok bool) context.Context {
-	return context.WithValue(ctx, grantKey, &privateGrant{ok: ok})
-}
-
-// mayDialPrivate reports whether a request for u may reach loopback,
-// private and link-local addresses.
-func (f *fetcher) mayDialPrivate(ctx context.Context, u *url.URL) bool {
-	granted := false
-	if g, _ := ctx.Value(grantKey).(*privateGrant); g != nil {
-		g.once.Do(func() { g.host = hostKey(u) })
-		granted = g.ok && g.host == hostKey(u)
-	}
-	return granted || f.allowPrivate || f.seedHosts[hostKey(u)]
-}
-
 func newFetcher(cfg *Config, now func() time.Time) *fetcher {
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
-	guarded := *dialer
-	guarded.Control = denyPrivate
+	g := newGuard(&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second})
 	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if m, _ := ctx.Value(dialKey).(dialMode); m != dialGuarded {
-				return dialer.DialContext(ctx, network, addr)
-			}
-			return guarded.DialContext(ctx, network, addr)
-		},
+		Proxy:                  g.proxyFor,
+		DialContext:            g.dial,
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
@@ -123,12 +65,6 @@ func newFetcher(cfg *Config, now func() time.Time) *fetcher {
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
-	seeds := map[string]bool{}
-	for _, s := range cfg.Seeds {
-		if u, err := normalizeURL(s.URL); err == nil {
-			seeds[hostKey(u)] = true
-		}
-	}
 	return &fetcher{
 		client: &http.Client{
 			Transport: tr,
@@ -136,85 +72,16 @@ func newFetcher(cfg *Config, now func() time.Time) *fetcher {
 				return http.ErrUseLastResponse
 			},
 		},
-		proxy:        tr.Proxy,
-		ua:           cfg.UserAgent,
-		maxBody:      cfg.MaxBody,
-		timeout:      cfg.Timeout,
-		now:          now,
-		allowPrivate: cfg.AllowPrivate,
-		seedHosts:    seeds,
-		lookup:       net.DefaultResolver.LookupIPAddr,
+		guard:   g,
+		ua:      cfg.UserAgent,
+		maxBody: cfg.MaxBody,
+		timeout: cfg.Timeout,
+		now:     now,
+		policy:  newDialPolicy(cfg),
 	}
 }
 
 func (f *fetcher) close() { f.client.CloseIdleConnections() }
-
-// denyPrivate refuses, at dial time, addresses a server may not send polite
-// to. It runs as the dialer's Control hook: after the name was resolved and
-// the socket made, before connect, so no packet leaves for a refused address
-// and a public name that resolves to a private address is caught too.
-func denyPrivate(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return fmt.Errorf("%w %q", errPrivate, address)
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || isPrivateAddr(ip) {
-		return fmt.Errorf("%w %s", errPrivate, host)
-	}
-	return nil
-}
-
-// sharedSpace is RFC 6598 carrier-grade NAT space, where some clouds keep
-// their metadata service (100.100.100.200).
-var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
-
-// nat64 is the RFC 6052 well-known prefix: an IPv4 address embedded in it
-// is judged as that address.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
-
-// isPrivateAddr reports whether ip is one a server may not send polite to:
-// loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, the
-// cloud metadata address among them, fe80::/10), unspecified, multicast,
-// broadcast and shared address space, also when IPv4 comes mapped into IPv6.
-func isPrivateAddr(ip netip.Addr) bool {
-	if ip.Zone() != "" {
-		return true // a scoped address names a local interface
-	}
-	ip = ip.Unmap()
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-	}
-	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
-		ip.IsInterfaceLocalMulticast() || sharedSpace.Contains(ip) ||
-		ip == netip.AddrFrom4([4]byte{255, 255, 255, 255})
-}
-
-// checkProxied judges the target of a request that goes through a proxy:
-// the address dialled is then the proxy's, which the user chose, so the
-// target's own addresses are looked up and judged instead. A name that does
-// not resolve here is left to the proxy.
-func (f *fetcher) checkProxied(ctx context.Context, u *url.URL) error {
-	host := u.Hostname()
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if isPrivateAddr(ip) {
-			return fmt.Errorf("%w %s", errPrivate, host)
-		}
-		return nil
-	}
-	addrs, err := f.lookup(ctx, host)
-	if err != nil {
-		return nil
-	}
-	for _, a := range addrs {
-		if ip, ok := netip.AddrFromSlice(a.IP); !ok || isPrivateAddr(ip.WithZone(a.Zone)) {
-			return fmt.Errorf("%w %s (%s)", errPrivate, a.IP, host)
-		}
-	}
-	return nil
-}
 
 // get fetches u with the given extra headers.
 func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) response {
@@ -231,17 +98,10 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 		req.Header[k] = v
 	}
 	mode := dialGuarded
-	if f.mayDialPrivate(ctx, u) {
+	if f.policy.mayDialPrivate(ctx, u) {
 		mode = dialPrivate
-	} else if f.proxy != nil {
-		if p, perr := f.proxy(req); perr == nil && p != nil {
-			if err := f.checkProxied(ctx, u); err != nil {
-				return response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
-			}
-			mode = dialProxy
-		}
 	}
-	req = req.WithContext(context.WithValue(ctx, dialKey, mode))
+	req = req.WithContext(withDialMode(ctx, mode))
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}

@@ -132,6 +132,15 @@ func normalizeHost(u *url.URL) (string, error) {
 			return "", fmt.Errorf("bad host name %q: %v", h, err)
 		}
 		h = strings.ToLower(a)
+		if endsInNumber(h) {
+			// A resolver reads 2130706433, 127.1, 0x7f000001 and
+			// 0177.0.0.1 as 127.0.0.1: so does polite, or refuses.
+			ip, err := parseLooseIPv4(h)
+			if err != nil {
+				return "", fmt.Errorf("bad host %q: it ends in a number but is no IPv4 address", h)
+			}
+			h = ip.String()
+		}
 	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
