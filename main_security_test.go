@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
@@ -138,5 +139,46 @@ func TestCLICredentialsNeverLeaveTheSeedFile(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestCLIForgetReleasesAHeldHost: a 429 with Retry-After: 99999999999
+// parks the host's URLs; polite forget HOST clears the hold and makes them
+// eligible, so the next run fetches the host.
+func TestCLIForgetReleasesAHeldHost(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	var fetched atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case refuse.Load():
+			w.Header().Set("Retry-After", "99999999999")
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			fetched.Add(1)
+			w.Write([]byte("at last"))
+		}
+	}))
+	defer srv.Close()
+	seeds := writeFile(t, "seeds.txt", srv.URL+"/a\n"+srv.URL+"/b\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	crawlArgs := append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), seeds}, fast...)
+	if r := run(t, "", crawlArgs...); r.code != 0 {
+		t.Fatalf("first crawl exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	refuse.Store(false)
+	if r := run(t, "", crawlArgs...); r.code != 0 || fetched.Load() != 0 {
+		t.Fatalf("held crawl: exit %d, %d fetched; want 0 and none before forget\n%s", r.code, fetched.Load(), r.stdout)
+	}
+	host := srv.Listener.Addr().String()
+	if r := run(t, "", "forget", "--db", db, host); r.code != 0 || !strings.Contains(r.stdout, "forgot "+host) {
+		t.Fatalf("forget exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r := run(t, "", crawlArgs...)
+	if r.code != 0 || fetched.Load() != 2 {
+		t.Errorf("after forget: exit %d, %d URLs fetched, want 2\n%s\n%s", r.code, fetched.Load(), r.stdout, r.stderr)
 	}
 }
