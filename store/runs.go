@@ -14,8 +14,19 @@ type Run struct {
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running or if the run died
 	ExitCode  int
-	Summary   string // one line, e.g. "12 done, 1 dead, 3 waiting"
-	Report    []byte // report.json as written; nil while running
+	Summary   string    // one line, e.g. "12 done, 1 dead, 3 waiting"
+	Report    []byte    // report.json as written; nil while running
+	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
+}
+
+// Died reports whether the run ended without saving its end: it has no end
+// and no heartbeat for LockStale (the lock's rule).
+func (r Run) Died(now time.Time) bool {
+	last := r.StartedAt
+	if r.BeatAt.After(last) {
+		last = r.BeatAt
+	}
+	return r.EndedAt.IsZero() && now.Sub(last) > LockStale
 }
 
 // BeginRun records the start of a run of job. A zero at means DB.Now.
@@ -60,7 +71,7 @@ func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, repor
 	return commit("end run", tx)
 }
 
-const runColumns = `id, job, started_at, ended_at, exit_code, summary`
+const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at`
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
@@ -114,13 +125,13 @@ func (db *DB) GetRun(id int64) (Run, error) {
 
 func scanRun(s scanner) (Run, error) {
 	var (
-		r            Run
-		started, end int64
+		r                  Run
+		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &beat, &r.Report); err != nil {
 		return Run{}, err
 	}
-	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)
 	return r, nil
 }
 
