@@ -161,6 +161,7 @@ type Store interface {
 	PutRobots(store.RobotsCopy) error
 	Acquire(store.Holder) error
 	Release(store.Holder) error
+	Heartbeat(h store.Holder, runID int64) error
 	BeginRun(job string, at time.Time) (store.Run, error)
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
 	Enqueue(job string, es []store.Entry) (int, error)

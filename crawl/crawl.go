@@ -54,7 +54,11 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
+	ctx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	stopBeat := heartbeat(ctx, db, c.clock, holder, c.run.ID, c.log, lost)
 	runErr := c.loop(ctx)
+	stopBeat()
 	rep, err := c.finish(ctx, runErr)
 	if err != nil {
 		return rep, err
