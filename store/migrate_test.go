@@ -3,8 +3,8 @@ package store
 import (
 	"database/sql"
 	"errors"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
