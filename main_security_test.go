@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -180,5 +182,62 @@ func TestCLIForgetReleasesAHeldHost(t *testing.T) {
 	r := run(t, "", crawlArgs...)
 	if r.code != 0 || fetched.Load() != 2 {
 		t.Errorf("after forget: exit %d, %d URLs fetched, want 2\n%s\n%s", r.code, fetched.Load(), r.stdout, r.stderr)
+	}
+}
+
+// TestCLIProxyNeverAskedForLoopback: with HTTP_PROXY set to a proxy on
+// loopback, redirects and links to loopback in every numeric form a
+// resolver reads are refused before the proxy hears of them (a proxy would
+// resolve them to the loopback service), while a public name still goes
+// through the proxy.
+func TestCLIProxyNeverAskedForLoopback(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.Host)
+		mu.Unlock()
+		w.Write([]byte("from the proxy"))
+	}))
+	defer proxy.Close()
+	seed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/links":
+			w.Header().Set("Content-Type", "text/html")
+			for _, h := range []string{"2130706433:9", "127.1:9", "0x7f000001:9", "0177.0.0.1:9", "[::ffff:127.0.0.1]:9", "foo.localhost:9", "public.example"} {
+				fmt.Fprintf(w, `<a href="http://%s/x">x</a>`, h)
+			}
+		case "/redirect":
+			http.Redirect(w, r, "http://2130706433:9/r", http.StatusFound)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer seed.Close()
+	seeds := writeFile(t, "seeds.txt", seed.URL+"/links\n"+seed.URL+"/redirect\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	cmd := exec.Command(polite, append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", "--scope", "any", seeds}, fast...)...)
+	cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir(), "HTTP_PROXY="+proxy.URL, "http_proxy="+proxy.URL, "NO_PROXY=", "no_proxy=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range asked {
+		if !strings.HasPrefix(h, "public.example") {
+			t.Errorf("the proxy was asked for %s", h)
+		}
+	}
+	if len(asked) == 0 {
+		t.Errorf("the proxy was never asked for public.example: the test does not go through it\n%s", out)
+	}
+	r := run(t, "", "status", "--db", db, "--job", "seeds")
+	// 127.0.0.1:9/x (every numeric form), 127.0.0.1:9/r and foo.localhost:9/x.
+	if !strings.Contains(r.stdout, "excluded 3,") {
+		t.Errorf("status does not show the 3 loopback URLs excluded:\n%s", r.stdout)
 	}
 }
