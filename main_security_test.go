@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -239,5 +240,43 @@ func TestCLIProxyNeverAskedForLoopback(t *testing.T) {
 	// 127.0.0.1:9/x (every numeric form), 127.0.0.1:9/r and foo.localhost:9/x.
 	if !strings.Contains(r.stdout, "excluded 3,") {
 		t.Errorf("status does not show the 3 loopback URLs excluded:\n%s", r.stdout)
+	}
+}
+
+// TestCLISeedExemptsItsOriginOnly: a seed on http://127.0.0.1:P/ does not
+// exempt https://127.0.0.1:P/ (another scheme, so another service): a link
+// there is excluded as a private address without a connection, not dialled.
+func TestCLISeedExemptsItsOriginOnly(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/links":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<a href="https://%s/tls">tls</a><a href="/own">own</a>`, r.Host)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	seeds := writeFile(t, "seeds.txt", srv.URL+"/links\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	r := run(t, "", append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", seeds}, fast...)...)
+	if r.code != 0 {
+		t.Fatalf("crawl exit %d, want 0 (a refused address is no failure)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "2 done, 0 not modified, 1 excluded") {
+		t.Errorf("summary: want 2 done and the https link excluded:\n%s", r.stdout)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections reached the server, want 1 (the seed's, kept alive)", n)
 	}
 }
