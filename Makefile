@@ -25,6 +25,7 @@ test:
 bench: build
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./crawl/crawltest/polite-bench
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
+	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/
 
 # Each fuzz target for FUZZTIME; their seed corpora also run in make test.
 FUZZTIME ?= 30s

@@ -32,10 +32,12 @@ func newForgetCmd(io IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "forget HOST... | --all",
 		Short: "Drop what polite learned about hosts",
-		Long: `Drop what polite learned about hosts: the stored delay, latency baseline,
-congestion memory and floor, and the cached robots.txt. The next run meets
-the host as new: it starts at --start and fetches robots.txt again. A HOST
-may be given as host, host:port or a URL. The job's URLs are kept.
+		Long: `Drop what polite learned and holds about hosts: the stored delay, latency
+baseline, congestion memory, floor and hold (a long Retry-After), and the
+cached robots.txt. The next run meets the host as new: it starts at --start
+and fetches robots.txt again. The hosts' URLs are kept, and those left
+waiting (deferred, or queued for later) are eligible again at once, in every
+job. A HOST may be given as host, host:port or a URL.
 
 --all forgets every host. From a terminal it asks first; from a script or
 cron it needs --yes. While a crawl holds the database, forget exits 3: the

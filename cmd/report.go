@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -114,7 +115,7 @@ func findRun(db reportDB, arg, job string) (store.Run, error) {
 		}
 		return r, err
 	}
-	rs, err := listRuns(db, job, 0)
+	rs, err := listRuns(db, job, 0, time.Now())
 	if err != nil {
 		return store.Run{}, err
 	}

@@ -40,6 +40,7 @@ type globals struct {
 	Verbose   bool
 	Quiet     bool
 	LogFormat string
+	errOut    io.Writer // where openDB's warnings go
 }
 
 // Execute runs polite with the process's arguments and streams and returns
@@ -112,7 +113,7 @@ func exitCode(err error) int {
 var errUsage = errors.New("usage")
 
 func newRootCmd(io IO) (*cobra.Command, *globals) {
-	g := &globals{}
+	g := &globals{errOut: io.ErrOut}
 	root := &cobra.Command{
 		Use:   "polite",
 		Short: "A web crawler that fetches from other people's servers without hurting them",
@@ -173,7 +174,11 @@ func (g *globals) openDB() (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(p)
+	db, err := store.Open(p)
+	if err == nil {
+		db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
+	}
+	return db, err
 }
 
 // withDB runs a command's work on the database and closes it after.

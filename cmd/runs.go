@@ -29,8 +29,9 @@ func newRunsCmd(io IO, g *globals) *cobra.Command {
 		Short: "List past runs, newest first",
 		Long: `List past runs, newest first: the run number that polite report takes, the
 job, when it started and how long it took, its exit code and what became of
-its URLs. A run without an exit code is still running, or died without
-saving its end.`,
+its URLs. A run without an end is running while its crawl refreshes its
+heartbeat (every 30s); one silent for longer than 90s died without saving
+its end and is shown as died.`,
 		Example: `  polite runs
   polite runs --job nightly --limit 5
   polite runs --json | jq '.[] | select(.exit_code != 0) | .id'`,
@@ -57,7 +58,7 @@ func runRuns(w io.Writer, db runsDB, o *runsOptions) error {
 	if o.Limit < 0 {
 		return fmt.Errorf("%w: --limit must not be negative", errUsage)
 	}
-	rs, err := listRuns(db, o.Job, o.Limit)
+	rs, err := listRuns(db, o.Job, o.Limit, o.Now())
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func runRuns(w io.Writer, db runsDB, o *runsOptions) error {
 
 // listRuns returns the newest runs first, of one job when job is not "",
 // at most limit (0: all).
-func listRuns(db runsDB, job string, limit int) ([]runRow, error) {
+func listRuns(db runsDB, job string, limit int, now time.Time) ([]runRow, error) {
 	n := limit
 	if job != "" {
 		n = 0
@@ -98,7 +99,8 @@ func listRuns(db runsDB, job string, limit int) ([]runRow, error) {
 		if limit > 0 && len(rs) == limit {
 			break
 		}
-		row := runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary}
+		row := runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary,
+			Died: r.Died(now)}
 		if !r.EndedAt.IsZero() {
 			row.DurationS = r.EndedAt.Sub(r.StartedAt).Seconds()
 		}
@@ -115,8 +117,11 @@ func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Locat
 	fmt.Fprintln(tw, "RUN\tJOB\tSTARTED\tTOOK\tEXIT\tSUMMARY")
 	for _, r := range rs {
 		took, exit, sum := crawl.HumanDuration(r.DurationS), fmt.Sprint(r.ExitCode), r.Summary
-		if r.Ended.IsZero() {
-			took, exit, sum = "-", "-", "not ended (running, or died without saving its end)"
+		switch {
+		case r.Died:
+			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+crawl.HumanDuration(store.LockStale.Seconds())+")"
+		case r.Ended.IsZero():
+			took, exit, sum = "-", "-", "running"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s (%s)\t%s\t%s\t%s\n", r.ID, r.Job,
 			r.Started.In(loc).Format("2006-01-02 15:04"), ago(now.Sub(r.Started)), took, exit, sum)

@@ -93,6 +93,7 @@ type runRow struct {
 	ExitCode  int       `json:"exit_code"`
 	DurationS float64   `json:"duration_s,omitempty"`
 	Summary   string    `json:"summary"`
+	Died      bool      `json:"died,omitempty"` // no end saved and no heartbeat for store.LockStale
 }
 
 // statusDB is what status reads.
@@ -143,7 +144,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		}
 		return rows[i].Host < rows[j].Host
 	})
-	rs, err := listRuns(db, "", o.Runs)
+	rs, err := listRuns(db, "", o.Runs, now)
 	if err != nil {
 		return err
 	}

@@ -120,8 +120,8 @@ func (c *Config) Validate() error {
 		return usageErr("--concurrency must be at least 1, got %d", c.Concurrency)
 	case c.PerHost < 1:
 		return usageErr("--per-host must be at least 1, got %d", c.PerHost)
-	case c.MaxBody < 1:
-		return usageErr("--max-body must be positive")
+	case c.MaxBody < 1 || c.MaxBody > MaxBodyLimit:
+		return usageErr("--max-body must be between 1 byte and 1 GiB (%d bytes), got %d", int64(MaxBodyLimit), c.MaxBody)
 	case c.Timeout <= 0 || c.ConnectTimeout <= 0 || c.HeaderTimeout <= 0:
 		return usageErr("timeouts must be positive")
 	case c.MaxRequests < 0 || c.MaxPerHost < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:

@@ -53,7 +53,11 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
+	ctx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	stopBeat := heartbeat(ctx, db, c.clock, holder, c.run.ID, c.log, lost)
 	runErr := (&scheduler{crawler: c}).loop(ctx)
+	stopBeat()
 	rep, err := c.finish(runErr)
 	if err != nil {
 		return rep, err
@@ -77,11 +81,10 @@ type crawler struct {
 	run   frontier.Run
 	start time.Time
 
-	seedHosts map[string]bool
-	hosts     *hostSet
-	budget    budgets
-	ledger    *ledger
-	links     discovery
+	hosts  *hostSet
+	budget budgets
+	ledger *ledger
+	links  discovery
 
 	results   chan result
 	inflight  int
@@ -104,17 +107,16 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	}
 	agent := RobotsAgent(cfg)
 	c := &crawler{
-		cfg:       cfg,
-		db:        db,
-		clock:     cfg.Clock,
-		pacer:     pace.New(cfg.Pace, cfg.Rand),
-		out:       out,
-		log:       cfg.Logger,
-		agent:     agent,
-		seedHosts: map[string]bool{},
-		ledger:    newLedger(cfg.Job),
-		links:     discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
-		results:   make(chan result, cfg.Concurrency),
+		cfg:     cfg,
+		db:      db,
+		clock:   cfg.Clock,
+		pacer:   pace.New(cfg.Pace, cfg.Rand),
+		out:     out,
+		log:     cfg.Logger,
+		agent:   agent,
+		ledger:  newLedger(cfg.Job),
+		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
+		results: make(chan result, cfg.Concurrency),
 	}
 	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, byKey: map[string]*hostRun{}}
 	c.budget = budgets{cfg: &c.cfg}
@@ -144,7 +146,6 @@ func (c *crawler) prepare() error {
 		if err != nil {
 			continue // ReadSeeds already normalised it
 		}
-		c.seedHosts[hostKey(u)] = true
 		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a

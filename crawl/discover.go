@@ -46,12 +46,12 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 		return nil, ""
 	}
 	refuse := func(reason string, args ...any) (*frontier.Entry, string) {
-		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(loc, 200), "reason", reason}, args...)...)
+		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(redactUserinfo(loc), 200), "reason", reason}, args...)...)
 		return nil, reason
 	}
 	ref, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
-		return refuse("bad-redirect", "err", err)
+		return refuse("bad-redirect", "err", redactUserinfo(err.Error()))
 	}
 	if s := strings.ToLower(from.ResolveReference(ref).Scheme); s != "http" && s != "https" {
 		return refuse("redirect-scheme", "scheme", s)

@@ -196,7 +196,7 @@ func TestNormalizeFuzzFindings(t *testing.T) {
 			}
 		})
 	}
-	for in, want := range map[string]string{"http://0../": "http://0/", "http://example.org../x": "http://example.org/x"} {
+	for in, want := range map[string]string{"http://0../": "http://0.0.0.0/", "http://example.org../x": "http://example.org/x"} {
 		if got, err := Normalize(in); err != nil || got != want {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -123,9 +124,15 @@ func TestReadBody(t *testing.T) {
 		body     []byte
 		max      int64
 		truncate bool
+		announce int64 // Content-Length when not 0; the body's length otherwise
 		want     []byte
 		wantErr  string // a classify reason
 	}{
+		{name: "the largest int64 limit keeps the body whole", body: text, max: math.MaxInt64, want: text},
+		{name: "the largest int64 limit, gzip", encoding: "gzip", body: gz, max: math.MaxInt64, want: text},
+		{name: "announced over the limit", body: text, max: 100, announce: 1 << 40, wantErr: "too-large"},
+		{name: "shorter than announced is not whole", body: text, max: 1 << 20, announce: int64(len(text)) + 1, wantErr: "reset"},
+		{name: "unknown length", body: text, max: 1 << 20, announce: -1, want: text},
 		{name: "identity", body: text, max: 1 << 20, want: text},
 		{name: "gzip", encoding: "gzip", body: gz, max: 1 << 20, want: text},
 		{name: "x-gzip, odd case and spaces", encoding: " X-Gzip ", body: gz, max: 1 << 20, want: text},
@@ -151,6 +158,9 @@ func TestReadBody(t *testing.T) {
 				Header:        http.Header{},
 				Body:          io.NopCloser(bytes.NewReader(tt.body)),
 				ContentLength: int64(len(tt.body)),
+			}
+			if tt.announce != 0 {
+				resp.ContentLength = tt.announce
 			}
 			if tt.encoding != "" {
 				resp.Header.Set("Content-Encoding", tt.encoding)

@@ -41,12 +41,14 @@ func normalizeURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, errors.New("empty URL")
 	}
+	// What an error shows of raw: its credentials never leave the input.
+	shown := clip(redactUserinfo(raw), 80)
 	if len(raw) > maxURLBytes {
-		return nil, fmt.Errorf("URL %q is longer than %d bytes", clip(raw, 80), maxURLBytes)
+		return nil, fmt.Errorf("URL %q is longer than %d bytes", shown, maxURLBytes)
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f {
-			return nil, fmt.Errorf("URL %q contains a control character", clip(raw, 80))
+			return nil, fmt.Errorf("URL %q contains a control character", shown)
 		}
 	}
 	u, err := url.Parse(raw)
@@ -55,25 +57,25 @@ func normalizeURL(raw string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("unparsable URL %q: %v", clip(raw, 80), err)
+		return nil, fmt.Errorf("unparsable URL %q: %v", shown, err)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	switch u.Scheme {
 	case "http", "https":
 	case "":
-		return nil, fmt.Errorf("URL %q has no scheme (want http:// or https://)", clip(raw, 80))
+		return nil, fmt.Errorf("URL %q has no scheme (want http:// or https://)", shown)
 	default:
-		return nil, fmt.Errorf("URL %q: scheme %q is not http or https", clip(raw, 80), u.Scheme)
+		return nil, fmt.Errorf("URL %q: scheme %q is not http or https", shown, u.Scheme)
 	}
 	if u.Opaque != "" {
-		return nil, fmt.Errorf("URL %q has no host", clip(raw, 80))
+		return nil, fmt.Errorf("URL %q has no host", shown)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("URL %q carries user credentials, which polite does not send", clip(raw, 80))
+		return nil, fmt.Errorf("URL %q carries user credentials, which polite does not send", shown)
 	}
 	host, err := normalizeHost(u)
 	if err != nil {
-		return nil, fmt.Errorf("URL %q: %v", clip(raw, 80), err)
+		return nil, fmt.Errorf("URL %q: %v", shown, err)
 	}
 	u.Host = host
 	u.Fragment, u.RawFragment = "", ""
@@ -82,12 +84,12 @@ func normalizeURL(raw string) (*url.URL, error) {
 		p = "/"
 	}
 	if err := setEscapedPath(u, p); err != nil {
-		return nil, fmt.Errorf("URL %q: %v", clip(raw, 80), err)
+		return nil, fmt.Errorf("URL %q: %v", shown, err)
 	}
 	u.RawQuery = normalizeEscapes(u.RawQuery, querySafe)
 	u.ForceQuery = false
 	if n := len(u.String()); n > maxURLBytes {
-		return nil, fmt.Errorf("URL %q is longer than %d bytes once normalised", clip(raw, 80), maxURLBytes)
+		return nil, fmt.Errorf("URL %q is longer than %d bytes once normalised", shown, maxURLBytes)
 	}
 	return u, nil
 }
@@ -130,6 +132,15 @@ func normalizeHost(u *url.URL) (string, error) {
 			return "", fmt.Errorf("bad host name %q: %v", h, err)
 		}
 		h = strings.ToLower(a)
+		if endsInNumber(h) {
+			// A resolver reads 2130706433, 127.1, 0x7f000001 and
+			// 0177.0.0.1 as 127.0.0.1: so does polite, or refuses.
+			ip, err := parseLooseIPv4(h)
+			if err != nil {
+				return "", fmt.Errorf("bad host %q: it ends in a number but is no IPv4 address", h)
+			}
+			h = ip.String()
+		}
 	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
@@ -259,7 +270,11 @@ func resolve(base *url.URL, ref string) (*url.URL, error) {
 	ref = strings.TrimSpace(ref)
 	r, err := url.Parse(ref)
 	if err != nil {
-		return nil, fmt.Errorf("unparsable link %q: %v", clip(ref, 80), err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the link itself is shown once, redacted
+		}
+		return nil, fmt.Errorf("unparsable link %q: %v", clip(redactUserinfo(ref), 80), err)
 	}
 	return normalizeURL(base.ResolveReference(r).String())
 }

@@ -93,7 +93,7 @@ func counted(t *testing.T, body string) (*httptest.Server, *atomic.Int32) {
 	return srv, &n
 }
 
-func mustURLOf(t *testing.T, raw string) *url.URL {
+func mustURLOf(t testing.TB, raw string) *url.URL {
 	t.Helper()
 	u, err := normalizeURL(raw)
 	if err != nil {
@@ -217,10 +217,8 @@ func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
 			cfg := DefaultConfig()
 			f := newFetcher(&cfg, time.Now)
 			defer f.close()
-			tr := f.client.Transport.(*http.Transport)
-			tr.Proxy = http.ProxyURL(pu)
-			f.proxy = tr.Proxy
-			f.lookup = func(_ context.Context, host string) ([]net.IPAddr, error) {
+			f.guard.proxy = http.ProxyURL(pu)
+			f.guard.lookup = func(_ context.Context, host string) ([]net.IPAddr, error) {
 				if a, ok := resolve[host]; ok {
 					return a, nil
 				}

@@ -29,10 +29,9 @@ func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) er
 	c.begin(h, now)
 	c.pacer.Begin(h.key, now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
 	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
 	go func() {
-		r.resp, r.robots = fetchRobots(withPrivateOK(ctx, privateOK), c.fetch, c.pacer, c.clock, u)
+		r.resp, r.robots = fetchRobots(ctx, c.fetch, c.pacer, c.clock, u)
 		c.results <- r
 	}()
 	return nil

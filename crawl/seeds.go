@@ -63,7 +63,9 @@ func ReadSeeds(name string, r io.Reader, strict bool) ([]Seed, []Rejected, error
 		}
 		switch {
 		case reason != "":
-			rj := Rejected{File: name, Line: n, Text: clip(line, 200), Reason: reason}
+			// A rejected line is shown, logged and stored: without the
+			// credentials it may carry.
+			rj := Rejected{File: name, Line: n, Text: clip(redactUserinfo(line), 200), Reason: redactUserinfo(reason)}
 			if strict {
 				return nil, []Rejected{rj}, &SeedError{rj}
 			}

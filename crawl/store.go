@@ -17,6 +17,8 @@ type Store interface {
 	Acquire(h frontier.Holder) error
 	// Release gives the lock back if h holds it.
 	Release(h frontier.Holder) error
+	// Heartbeat refreshes h's lock and run runID; it fails with frontier.ErrLockLost once the lock is another's.
+	Heartbeat(h frontier.Holder, runID int64) error
 
 	// BeginRun records that a run of job starts at at.
 	BeginRun(job string, at time.Time) (frontier.Run, error)

@@ -48,10 +48,9 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 			}
 		}
 	}
-	privateOK := c.cfg.AllowPrivate || c.seedHosts[h.key]
 	follow := e.Depth < c.cfg.Depth
 	go func() {
-		r.resp = c.fetch.get(withPrivateOK(ctx, privateOK), u, hdr)
+		r.resp = c.fetch.get(ctx, u, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(&c.cfg, c.out, &r, follow)
 		}

@@ -131,28 +131,37 @@ func scanState(s scanner) (pace.State, error) {
 	return st, nil
 }
 
-// Forget drops what was learned about the hosts (pace state and robots.txt
-// copy) and returns how many hosts were known, that is had a pace state or
-// a robots.txt copy. No hosts means all of them. Hosts are matched
-// case-insensitively.
+// Forget drops what was learned and held about the hosts (pace state with
+// its hold, robots.txt copy) and makes their frontier entries that wait
+// (deferred, or queued for later) eligible now, in every job. It returns
+// how many hosts were known: had a pace state, a robots.txt copy or waiting
+// entries. No hosts means all of them. Hosts are matched case-insensitively.
 func (db *DB) Forget(hosts ...string) (int, error) {
 	tx, err := db.beginWrite("forget hosts")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := forget(tx, hosts)
+	n, err := forget(tx, hosts, toNanos(db.now()))
 	if err != nil {
 		return 0, err
 	}
 	return n, commit("forget hosts", tx)
 }
 
-func forget(tx *sql.Tx, hosts []string) (int, error) {
+// releaseWaiting makes a host's waiting frontier entries eligible at now.
+const releaseWaiting = `UPDATE frontier SET state = 'queued', next_at = ?1
+	WHERE (state = 'deferred' OR (state = 'queued' AND next_at > ?1))`
+
+func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 	if len(hosts) == 0 {
 		var n int
-		err := tx.QueryRow(`SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots) AS known`).Scan(&n)
+		err := tx.QueryRow(`SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots
+			UNION SELECT host FROM frontier WHERE state = 'deferred' OR (state = 'queued' AND next_at > ?)) AS known`, now).Scan(&n)
 		if err != nil {
+			return 0, fmt.Errorf("forget hosts: %w", explain(err))
+		}
+		if _, err := tx.Exec(releaseWaiting, now); err != nil {
 			return 0, fmt.Errorf("forget hosts: %w", explain(err))
 		}
 		for _, q := range []string{`DELETE FROM host_state`, `DELETE FROM robots`} {
@@ -171,8 +180,9 @@ func forget(tx *sql.Tx, hosts []string) (int, error) {
 		}
 		seen[h] = true
 		known := false
-		for _, q := range []string{`DELETE FROM host_state WHERE host = ?`, `DELETE FROM robots WHERE host = ?`} {
-			res, err := tx.Exec(q, h)
+		for _, q := range []string{`DELETE FROM host_state WHERE host = ?2`, `DELETE FROM robots WHERE host = ?2`,
+			releaseWaiting + ` AND host = ?2`} {
+			res, err := tx.Exec(q, now, h)
 			if err != nil {
 				return 0, fmt.Errorf("forget %s: %w", h, explain(err))
 			}

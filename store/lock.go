@@ -5,12 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"time"
 )
 
+// LockBeat is how often a running crawl refreshes its lock (Heartbeat).
+const LockBeat = frontier.Beat
+
+// LockStale is how long a lock may go without a heartbeat before another
+// crawl, on whatever machine, takes it over: its holder died.
+const LockStale = frontier.Stale
+
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
-// wraps ErrLocked and a *LockedError. A lock whose holder is on this host
-// name and whose pid is gone is taken over. The lock's Since is the store's
-// own clock (DB.Now); h.Since is ignored.
+// wraps ErrLocked and a *LockedError. A lock is taken over, and DB.Warn
+// told whose it was, when its holder is on this host name and its pid is
+// gone, or when its holder has not refreshed it for LockStale (a crawl
+// killed on another machine sharing the file, or whose pid was reused).
+// The lock's Since is the store's own clock (DB.Now); h.Since is ignored.
 func (db *DB) Acquire(h Holder) error {
 	tx, err := db.beginWrite("acquire lock")
 	if err != nil {
@@ -25,11 +35,14 @@ func (db *DB) Acquire(h Holder) error {
 
 func (db *DB) acquire(tx *sql.Tx, h Holder) error {
 	var (
-		cur   Holder
-		since int64
+		cur         Holder
+		since, beat int64
 	)
-	err := tx.QueryRow(`SELECT pid, hostname, job, since FROM lock WHERE id = 1`).
-		Scan(&cur.PID, &cur.Hostname, &cur.Job, &since)
+	err := tx.QueryRow(`SELECT pid, hostname, job, since, beat_at FROM lock WHERE id = 1`).
+		Scan(&cur.PID, &cur.Hostname, &cur.Job, &since, &beat)
+	now := db.now()
+	cur.Since = fromNanos(since)
+	last := fromNanos(max(since, beat))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		// free
@@ -39,18 +52,53 @@ func (db *DB) acquire(tx *sql.Tx, h Holder) error {
 		return nil // ours already
 	case cur.Hostname == h.Hostname && !pidAlive(cur.PID):
 		// a crawl on this machine that died without releasing: take over
+		db.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
+	case now.Sub(last) > LockStale:
+		db.warn(fmt.Sprintf("took over the crawl lock of %s: not refreshed since %s (over %s)",
+			(&LockedError{Holder: cur}).holderText(), last.UTC().Format(time.RFC3339), LockStale))
 	default:
-		cur.Since = fromNanos(since)
 		return &LockedError{Holder: cur}
 	}
-	_, err = tx.Exec(`INSERT INTO lock (id, pid, hostname, job, since) VALUES (1, ?, ?, ?, ?)
+	_, err = tx.Exec(`INSERT INTO lock (id, pid, hostname, job, since, beat_at) VALUES (1, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
-			job = excluded.job, since = excluded.since`,
-		h.PID, h.Hostname, h.Job, toNanos(db.now()))
+			job = excluded.job, since = excluded.since, beat_at = excluded.beat_at`,
+		h.PID, h.Hostname, h.Job, toNanos(now), toNanos(now))
 	if err != nil {
 		return fmt.Errorf("acquire lock: %w", explain(err))
 	}
 	return nil
+}
+
+func (db *DB) warn(s string) {
+	if db.Warn != nil {
+		db.Warn(s)
+	}
+}
+
+// ErrLockLost is returned by Heartbeat when the lock is no longer h's:
+// another crawl took it over while h went silent.
+var ErrLockLost = frontier.ErrLockLost
+
+// Heartbeat refreshes h's lock and, when runID is not 0, the run's
+// heartbeat. A running crawl calls it every LockBeat.
+func (db *DB) Heartbeat(h Holder, runID int64) error {
+	tx, err := db.beginWrite("heartbeat")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := toNanos(db.now())
+	res, err := tx.Exec(`UPDATE lock SET beat_at = ? WHERE id = 1 AND pid = ? AND hostname = ?`, now, h.PID, h.Hostname)
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", explain(err))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("heartbeat: %w", ErrLockLost)
+	}
+	if _, err := tx.Exec(`UPDATE runs SET beat_at = ? WHERE id = ?`, now, runID); err != nil {
+		return fmt.Errorf("heartbeat: %w", explain(err))
+	}
+	return commit("heartbeat", tx)
 }
 
 // Release drops the crawl lock if h holds it (same pid and host name);

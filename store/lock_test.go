@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,13 +26,17 @@ func TestAcquire(t *testing.T) {
 	tests := []struct {
 		name     string
 		first    store.Holder
-		wantLock bool // the second Acquire (by me) fails with ErrLocked
+		wantLock bool          // the second Acquire (by me) fails with ErrLocked
+		silent   time.Duration // since the first holder's last heartbeat; 1m when 0
 	}{
-		{"free", store.Holder{}, false},
-		{"live crawl on this host", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, true},
-		{"dead crawl on this host is taken over", store.Holder{PID: deadPID(t), Hostname: "host1", Job: "other"}, false},
-		{"crawl on another host", store.Holder{PID: deadPID(t), Hostname: "host2", Job: "other"}, true},
-		{"held by me already", me, false},
+		{"free", store.Holder{}, false, 0},
+		{"live crawl on this host", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, true, 0},
+		{"dead crawl on this host is taken over", store.Holder{PID: deadPID(t), Hostname: "host1", Job: "other"}, false, 0},
+		{"crawl on another host", store.Holder{PID: deadPID(t), Hostname: "host2", Job: "other"}, true, 0},
+		{"crawl on another host, silent just under the limit", store.Holder{PID: 1, Hostname: "host2", Job: "other"}, true, store.LockStale},
+		{"crawl on another host, silent past the limit, is taken over", store.Holder{PID: 1, Hostname: "host2", Job: "other"}, false, store.LockStale + time.Second},
+		{"live pid on this host, silent past the limit, is taken over (pid reused)", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, false, time.Hour},
+		{"held by me already", me, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,8 +46,18 @@ func TestAcquire(t *testing.T) {
 					t.Fatalf("first Acquire: %v", err)
 				}
 			}
-			db.Now = func() time.Time { return t0.Add(time.Hour) }
+			silent := tt.silent
+			if silent == 0 {
+				silent = time.Minute
+			}
+			var warned []string
+			db.Warn = func(s string) { warned = append(warned, s) }
+			db.Now = func() time.Time { return t0.Add(silent) }
 			err := db.Acquire(me)
+			if taken := tt.first != (store.Holder{}) && tt.first != me && err == nil; taken != (len(warned) == 1) ||
+				taken && !strings.Contains(warned[0], "on "+tt.first.Hostname) {
+				t.Errorf("warnings %q; want one naming the old holder exactly when a lock is taken over", warned)
+			}
 			if got := errors.Is(err, store.ErrLocked); got != tt.wantLock {
 				t.Fatalf("Acquire = %v; errors.Is(ErrLocked) = %v, want %v", err, got, tt.wantLock)
 			}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +47,63 @@ func TestOpenMigratesAnOlderDatabase(t *testing.T) {
 	var v int
 	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
+	}
+}
+
+// A database of schema 2 (before heartbeats) holding the lock of a crawl
+// on another machine and a run that never ended migrates; the lock, silent
+// since it was taken, is taken over once LockStale has passed, and the run
+// shows as died.
+func TestOpenMigratesSchema2WithAStaleLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v2.db")
+	raw, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, q := range []string{migrations[0], migrations[1], `PRAGMA user_version = 2`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("build a version 2 database: %v", err)
+		}
+	}
+	if _, err := raw.Exec(`INSERT INTO lock (id, pid, hostname, job, since) VALUES (1, 4242, 'elsewhere', 'nightly', ?)`, toNanos(since)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO runs (job, started_at) VALUES ('nightly', ?)`, toNanos(since)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open a version 2 database: %v", err)
+	}
+	defer db.Close()
+	rs, err := db.Runs(0)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("Runs = %v, %v", rs, err)
+	}
+	if rs[0].Died(since.Add(time.Minute)) || !rs[0].Died(since.Add(LockStale+time.Second)) {
+		t.Errorf("run %+v: want running a minute in, died past LockStale", rs[0])
+	}
+	me := Holder{PID: 1, Hostname: "here", Job: "nightly"}
+	db.Now = func() time.Time { return since.Add(time.Minute) }
+	if err := db.Acquire(me); err == nil {
+		t.Fatalf("Acquire a minute after the old lock was taken: nil, want locked")
+	}
+	var warned string
+	db.Warn = func(s string) { warned = s }
+	db.Now = func() time.Time { return since.Add(LockStale + time.Second) }
+	if err := db.Acquire(me); err != nil {
+		t.Fatalf("Acquire past LockStale: %v", err)
+	}
+	if want := "pid 4242 on elsewhere"; !strings.Contains(warned, want) {
+		t.Errorf("warning %q does not name the old holder %q", warned, want)
+	}
+	if err := db.Heartbeat(me, rs[0].ID); err != nil {
+		t.Errorf("Heartbeat of the new holder: %v", err)
+	}
+	if err := db.Heartbeat(Holder{PID: 4242, Hostname: "elsewhere"}, 0); !errors.Is(err, ErrLockLost) {
+		t.Errorf("Heartbeat of the old holder = %v, want ErrLockLost", err)
 	}
 }

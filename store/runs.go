@@ -53,7 +53,7 @@ func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, repor
 	return commit("end run", tx)
 }
 
-const runColumns = `id, job, started_at, ended_at, exit_code, summary`
+const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at`
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
@@ -107,13 +107,13 @@ func (db *DB) GetRun(id int64) (Run, error) {
 
 func scanRun(s scanner) (Run, error) {
 	var (
-		r            Run
-		started, end int64
+		r                  Run
+		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &beat, &r.Report); err != nil {
 		return Run{}, err
 	}
-	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)
 	return r, nil
 }
 

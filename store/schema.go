@@ -103,6 +103,10 @@ CREATE TABLE lock (
 `,
 	// 2: a host's hold (a long Retry-After) outlives the run that got it.
 	`ALTER TABLE host_state ADD COLUMN hold_until BIGINT NOT NULL DEFAULT 0;`,
+	// 3: the crawl lock and each run carry a heartbeat, so that a crawl
+	// that died (on any machine) is told from one that runs.
+	`ALTER TABLE lock ADD COLUMN beat_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN beat_at BIGINT NOT NULL DEFAULT 0;`,
 }
 
 // errForeign says a file belongs to another application.

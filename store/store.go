@@ -40,8 +40,13 @@ type LockedError struct {
 // Error names the holder, e.g. "database is locked by pid 123 on host1
 // (job nightly) since 2026-11-30T10:00:00Z".
 func (e *LockedError) Error() string {
+	return "database is locked by " + e.holderText()
+}
+
+// holderText names the holder: "pid 123 on host1 (job nightly) since ...".
+func (e *LockedError) holderText() string {
 	h := e.Holder
-	s := fmt.Sprintf("database is locked by pid %d on %s", h.PID, h.Hostname)
+	s := fmt.Sprintf("pid %d on %s", h.PID, h.Hostname)
 	if h.Job != "" {
 		s += " (job " + h.Job + ")"
 	}
@@ -60,7 +65,8 @@ type Holder = frontier.Holder
 // DB is an open polite database. It is safe for concurrent use. The zero
 // value is not usable: get one from Open, and Close it when done.
 type DB struct {
-	Now func() time.Time // timestamps; time.Now when nil
+	Now  func() time.Time // timestamps; time.Now when nil
+	Warn func(string)     // told when Acquire takes over a stale lock; nil: not told
 
 	path string
 	w    *sql.DB // one connection; every transaction BEGIN IMMEDIATE

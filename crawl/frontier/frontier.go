@@ -6,6 +6,7 @@
 package frontier
 
 import (
+	"errors"
 	"os"
 	"time"
 )
@@ -87,8 +88,26 @@ type Run struct {
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running or if the run died
 	ExitCode  int
-	Summary   string // one line, e.g. "12 done, 1 dead, 3 waiting"
-	Report    []byte // report.json as written; nil while running
+	Summary   string    // one line, e.g. "12 done, 1 dead, 3 waiting"
+	Report    []byte    // report.json as written; nil while running
+	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
+}
+
+// Beat is how often a running crawl refreshes its lock and its run;
+// Stale is how long a silent one is taken for dead, wherever it ran.
+const (
+	Beat  = 30 * time.Second
+	Stale = 3 * Beat
+)
+
+// Died reports whether the run ended without saving its end: it has no
+// end and no heartbeat for Stale.
+func (r Run) Died(now time.Time) bool {
+	last := r.StartedAt
+	if r.BeatAt.After(last) {
+		last = r.BeatAt
+	}
+	return r.EndedAt.IsZero() && now.Sub(last) > Stale
 }
 
 // RobotsCopy is a stored robots.txt fetch.
@@ -117,3 +136,7 @@ func ThisProcess(job string) Holder {
 	}
 	return Holder{PID: os.Getpid(), Hostname: h, Job: job, Since: time.Now()}
 }
+
+// ErrLockLost is returned by a store's Heartbeat when the crawl lock is no
+// longer the caller's: another crawl took it over after a silence of Stale.
+var ErrLockLost = errors.New("the crawl lock was taken over by another crawl")

@@ -1,0 +1,347 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// errPrivate is a dial to a loopback, private or link-local address that
+// the crawl was not allowed to make.
+var errPrivate = errors.New("refused to dial a private address")
+
+// This file holds the one rule for what polite may dial. Seeds are the
+// user's; links and redirects are the servers'. A request may reach a
+// loopback, private or link-local address only when mayDialPrivate says so
+// (the URL's origin is a seed's, --allow-private, or a URL the user named);
+// every other request is judged on the address it reaches:
+//
+//   - dialled directly, by the dialer's Control hook on the address
+//     connected to, after name resolution (denyPrivate);
+//   - through a proxy, which resolves the name itself, by the transport's
+//     Proxy hook on the URL's host before the proxy hears of it
+//     (checkTarget): a literal in any form a resolver reads (2130706433,
+//     127.1, 0x7f000001, 0177.0.0.1, IPv4-mapped IPv6), "localhost" and
+//     its subdomains, and the addresses the name resolves to here.
+//
+// Both hooks sit in the fetcher's one transport, so every request polite
+// makes (pages, redirects, robots.txt) passes them.
+
+// origin is what a seed exempts: scheme, host and effective port. A seed on
+// http://127.0.0.1/ does not make https://127.0.0.1/ (port 443, another
+// service) a seed's.
+type origin struct{ scheme, host, port string }
+
+// originOf returns u's origin, its port made explicit.
+func originOf(u *url.URL) origin {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	return origin{strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), port}
+}
+
+// dialPolicy decides which requests may reach private addresses.
+type dialPolicy struct {
+	allowAll bool            // --allow-private
+	seeds    map[origin]bool // the seeds' origins
+}
+
+func newDialPolicy(cfg *Config) dialPolicy {
+	p := dialPolicy{allowAll: cfg.AllowPrivate, seeds: map[origin]bool{}}
+	for _, s := range cfg.Seeds {
+		if u, err := normalizeURL(s.URL); err == nil {
+			p.seeds[originOf(u)] = true
+		}
+	}
+	return p
+}
+
+// privateGrant lets the first origin fetched under it dial private addresses.
+type privateGrant struct {
+	ok     bool
+	once   sync.Once
+	origin origin
+}
+
+type grantKey struct{}
+
+// withPrivateOK marks a fetch of a URL the user named (polite robots
+// check): it may dial private addresses. The grant covers the origin of
+// the first request made with ctx only: a redirect that leaves it (a
+// robots.txt chain) is judged anew, so a server cannot send polite to a
+// private address by redirecting.
+func withPrivateOK(ctx context.Context, ok bool) context.Context {
+	return context.WithValue(ctx, grantKey{}, &privateGrant{ok: ok})
+}
+
+// mayDialPrivate reports whether a request for u may reach loopback,
+// private and link-local addresses: u's origin is a seed's, the crawl has
+// --allow-private, or ctx carries a grant for u's origin. It is the only
+// place that decides it.
+func (p *dialPolicy) mayDialPrivate(ctx context.Context, u *url.URL) bool {
+	o := originOf(u)
+	granted := false
+	if g, _ := ctx.Value(grantKey{}).(*privateGrant); g != nil {
+		g.once.Do(func() { g.origin = o })
+		granted = g.ok && g.origin == o
+	}
+	return granted || p.allowAll || p.seeds[o]
+}
+
+// dialMode is what the dialer of one request may reach; get puts it in the
+// request's context.
+type dialMode int
+
+const (
+	dialGuarded dialMode = iota // public addresses only (also with no mode set)
+	dialPrivate                 // any address: mayDialPrivate said so
+)
+
+type dialModeKey struct{}
+
+func withDialMode(ctx context.Context, m dialMode) context.Context {
+	return context.WithValue(ctx, dialModeKey{}, m)
+}
+
+func dialModeOf(ctx context.Context) dialMode {
+	m, _ := ctx.Value(dialModeKey{}).(dialMode)
+	return m
+}
+
+// guard is the fetcher's transport side of the rule: the Proxy and
+// DialContext hooks.
+type guard struct {
+	proxy   func(*http.Request) (*url.URL, error) // the user's; nil: none
+	lookup  func(ctx context.Context, host string) ([]net.IPAddr, error)
+	dialer  *net.Dialer // any address
+	guarded *net.Dialer // public addresses only
+	proxies sync.Map    // dial addresses of the user's proxies seen: "host:port" -> true
+}
+
+func newGuard(d *net.Dialer) *guard {
+	g := &guard{proxy: http.ProxyFromEnvironment, lookup: net.DefaultResolver.LookupIPAddr, dialer: d}
+	guarded := *d
+	guarded.Control = denyPrivate
+	g.guarded = &guarded
+	return g
+}
+
+// proxyFor is the transport's Proxy hook: the user's proxy for req, given
+// only a target that passed checkTarget (unless req may dial private
+// addresses). The proxy's own address is the user's choice and is dialled
+// as it is.
+func (g *guard) proxyFor(req *http.Request) (*url.URL, error) {
+	if g.proxy == nil {
+		return nil, nil
+	}
+	p, err := g.proxy(req)
+	if err != nil || p == nil {
+		return p, err
+	}
+	if dialModeOf(req.Context()) != dialPrivate {
+		if err := g.checkTarget(req.Context(), req.URL); err != nil {
+			return nil, err
+		}
+	}
+	g.proxies.Store(proxyDialAddr(p), true)
+	return p, nil
+}
+
+// proxyDialAddr is the address the transport dials for proxy p.
+func proxyDialAddr(p *url.URL) string {
+	port := p.Port()
+	if port == "" {
+		switch strings.ToLower(p.Scheme) {
+		case "https":
+			port = "443"
+		case "socks5", "socks5h":
+			port = "1080"
+		default:
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(p.Hostname(), port)
+}
+
+// dial is the transport's DialContext hook.
+func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if _, isProxy := g.proxies.Load(addr); isProxy || dialModeOf(ctx) == dialPrivate {
+		return g.dialer.DialContext(ctx, network, addr)
+	}
+	return g.guarded.DialContext(ctx, network, addr)
+}
+
+// checkTarget judges the host of a request that goes through a proxy: the
+// proxy resolves the name, so polite judges it first, the way a resolver
+// reads it. A name that does not resolve here is left to the proxy.
+func (g *guard) checkTarget(ctx context.Context, u *url.URL) error {
+	host := u.Hostname()
+	if ip, ok := hostAddr(host); ok {
+		if isPrivateAddr(ip) {
+			return fmt.Errorf("%w %s", errPrivate, host)
+		}
+		return nil
+	}
+	name := strings.ToLower(strings.TrimRight(host, "."))
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return fmt.Errorf("%w %s", errPrivate, host) // RFC 6761: always loopback
+	}
+	if endsInNumber(name) {
+		return fmt.Errorf("%w %s (not an address a resolver reads alike)", errPrivate, host)
+	}
+	addrs, err := g.lookup(ctx, host)
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if ip, ok := netip.AddrFromSlice(a.IP); !ok || isPrivateAddr(ip.WithZone(a.Zone)) {
+			return fmt.Errorf("%w %s (%s)", errPrivate, a.IP, host)
+		}
+	}
+	return nil
+}
+
+// denyPrivate refuses, at dial time, addresses a server may not send polite
+// to. It runs as the dialer's Control hook: after the name was resolved and
+// the socket made, before connect, so no packet leaves for a refused address
+// and a public name that resolves to a private address is caught too.
+func denyPrivate(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("%w %q", errPrivate, address)
+	}
+	ip, ok := hostAddr(host)
+	if !ok || isPrivateAddr(ip) {
+		return fmt.Errorf("%w %s", errPrivate, host)
+	}
+	return nil
+}
+
+// hostAddr reads host as the address a resolver would make of it, if it is
+// one: an IPv6 literal (bracketed or not, with a zone), or an IPv4 address
+// in any form inet_aton and the URL standard read (127.0.0.1, 127.1,
+// 2130706433, 0x7f000001, 0177.0.0.1). IPv4-mapped IPv6 stays mapped;
+// isPrivateAddr judges it as the IPv4 address.
+func hostAddr(host string) (netip.Addr, bool) {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip, true
+	}
+	if ip, err := parseLooseIPv4(strings.TrimSuffix(h, ".")); err == nil {
+		return ip, true
+	}
+	return netip.Addr{}, false
+}
+
+// endsInNumber reports whether a host's last label is a number (decimal, or
+// hex with 0x): the URL standard then reads the host as IPv4 or refuses it.
+func endsInNumber(host string) bool {
+	labels := strings.Split(host, ".")
+	if len(labels) > 1 && labels[len(labels)-1] == "" {
+		labels = labels[:len(labels)-1]
+	}
+	last := labels[len(labels)-1]
+	if last == "" {
+		return false
+	}
+	if strings.Trim(last, "0123456789") == "" {
+		return true
+	}
+	if len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") {
+		return strings.Trim(last[2:], "0123456789abcdefABCDEF") == ""
+	}
+	return false
+}
+
+// parseLooseIPv4 reads the IPv4 forms of inet_aton and the URL standard's
+// IPv4 parser: one to four parts, each decimal, octal (leading 0) or hex
+// (0x), the last filling the bytes that remain.
+func parseLooseIPv4(s string) (netip.Addr, error) {
+	bad := fmt.Errorf("%q is not an IPv4 address", s)
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, bad
+	}
+	var nums []uint64
+	for _, p := range parts {
+		n, ok := parseIPv4Number(p)
+		if !ok {
+			return netip.Addr{}, bad
+		}
+		nums = append(nums, n)
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return netip.Addr{}, bad
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return netip.Addr{}, bad
+	}
+	v |= last
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
+}
+
+func parseIPv4Number(p string) (uint64, bool) {
+	base := 10
+	switch {
+	case p == "":
+		return 0, false
+	case len(p) >= 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		p, base = p[2:], 16
+		if p == "" {
+			return 0, true
+		}
+	case len(p) > 1 && p[0] == '0':
+		p, base = p[1:], 8
+	}
+	if p[0] == '+' || p[0] == '-' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(p, base, 64)
+	return n, err == nil
+}
+
+// Special address ranges isPrivateAddr refuses beyond the standard library's.
+var (
+	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598 CGNAT; some clouds' metadata (100.100.100.200)
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // "this network": 0.x reaches the host itself on some systems
+	nat64       = netip.MustParsePrefix("64:ff9b::/96")  // RFC 6052: the embedded IPv4 address is judged
+	nat64Local  = netip.MustParsePrefix("64:ff9b:1::/48")
+	v4Compat    = netip.MustParsePrefix("::/96") // deprecated IPv4-compatible IPv6
+)
+
+// isPrivateAddr reports whether ip is one a server may not send polite to:
+// loopback, private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, the
+// cloud metadata address among them, fe80::/10), unspecified, "this
+// network", multicast, broadcast and shared address space, also when IPv4
+// comes mapped, compatible or NAT64-embedded into IPv6.
+func isPrivateAddr(ip netip.Addr) bool {
+	if ip.Zone() != "" {
+		return true // a scoped address names a local interface
+	}
+	ip = ip.Unmap()
+	if nat64.Contains(ip) || v4Compat.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
+		ip.IsInterfaceLocalMulticast() || sharedSpace.Contains(ip) || thisNetwork.Contains(ip) ||
+		nat64Local.Contains(ip) || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255})
+}
