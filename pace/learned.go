@@ -15,17 +15,20 @@ import (
 // A run that finds the backoff decayed below it starts at the learned
 // start instead of the floor or the cold start, with the careful approach
 // primed (the safe gap as the working pace, the refused one as the memory),
-// so it holds there and probes down in small steps. Aging widens the band:
-// after a learned half-life the start lies twice as far above the safe gap
-// (safe x 2^age) and the refused gap counts half as low (refused / 2^age);
-// a night at the default 7 days is 3%. The fact is forgotten after
-// learnedLife learned half-lives, or once the widened start reaches the
-// cold start, whichever comes first; then the run starts cold.
+// so it holds there and probes down in small steps. The fact is trusted
+// whole for learnedGrace learned half-lives (a week by default: every
+// nightly run starts exactly at it). After that, aging widens the band:
+// each further learned half-life doubles the start's distance ratio above
+// the safe gap (safe x 2^(age-grace)) and halves the refused gap. The fact
+// is forgotten after learnedLife learned half-lives, or once the widened
+// start reaches the cold start, whichever comes first; then the run
+// starts cold.
 //
 // A success at or near the safe gap confirms the fact (its time moves to
 // now); a shorter gap that works lowers it; a refusal at or above it drops
 // it and records the refused gap, so the next run starts above that.
 const (
+	learnedGrace   = 1.0 // learned half-lives the fact is trusted whole
 	learnedLife    = 4.0 // learned half-lives after which the fact is forgotten
 	confirmsWithin = 1.1 // a success at a gap up to this times safe confirms it
 )
@@ -90,7 +93,7 @@ func LearnedAt(st State, start, halfLife time.Duration, now time.Time) (Learned,
 	if halves >= learnedLife {
 		return Learned{}, false
 	}
-	widen := math.Exp2(halves)
+	widen := math.Exp2(max(0, halves-learnedGrace))
 	l := Learned{Safe: safe, Refused: scale(refused, 1/widen), Age: age, Start: safe}
 	if safe < start {
 		l.Start = scale(safe, widen)
@@ -102,7 +105,8 @@ func LearnedAt(st State, start, halfLife time.Duration, now time.Time) (Learned,
 }
 
 // restoreLearned primes a restored host with its learned capacity: the
-// delay starts at the learned start when the backoff has decayed below it,
+// delay starts at the learned start when the backoff has decayed below it
+// (at the cold start when nothing is learned and it has decayed to the floor),
 // the careful approach knows the safe gap as working and the refused one
 // as its memory (unless this run's memory is fresher).
 func (h *host) restoreLearned(cfg Config, st State, now time.Time) {
@@ -112,6 +116,14 @@ func (h *host) restoreLearned(cfg Config, st State, now time.Time) {
 	}
 	l, ok := LearnedAt(st, cfg.Start, cfg.learnedHalfLife(), now)
 	if !ok {
+		// Nothing learned, or aged away: a backoff decayed to the floor
+		// says nothing either, so start cold (slow start finds the floor
+		// in a few requests if the host takes it) instead of at the floor.
+		floor, _ := h.floor(cfg)
+		stale := float64(now.Sub(st.SetAt)) >= memoryLife*float64(cfg.HalfLife)
+		if h.seen && stale && h.memEffective(cfg, now) == 0 && h.delayAt(cfg, now) <= floor && cfg.Start > floor {
+			h.set(cfg.Start, now)
+		}
 		return
 	}
 	if h.memEffective(cfg, now) == 0 && l.Refused > 0 {

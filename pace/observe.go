@@ -76,7 +76,7 @@ func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict {
 			}
 		}
 	}
-	v.Hold = hold
+	v.Hold = min(hold, cfg.maxHold())
 	h.hold(cfg, now, hold, why)
 	h.hold(cfg, now, away, awayWhy)
 	return v

@@ -211,7 +211,10 @@ func TestRestore(t *testing.T) {
 		st   State
 		want time.Duration
 	}{
-		{"119.5s stored two hours ago starts at the floor", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour)}, cfg.Floor},
+		{"119.5s stored two hours ago, nothing learned: starts cold", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour)}, cfg.Start},
+		{"119.5s stored two hours ago, 1s learned: starts there", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour),
+			SafeGap: time.Second, RefusedGap: ms(900), LearnedAt: t0.Add(-2 * time.Hour)}, time.Second},
+		{"at the floor thirty minutes ago: stays there", State{Delay: cfg.Floor, SetAt: t0.Add(-30 * time.Minute)}, cfg.Floor},
 		{"12s stored ten minutes ago starts at 6s", State{Delay: 12 * time.Second, SetAt: t0.Add(-10 * time.Minute)}, 6 * time.Second},
 		{"just stored", State{Delay: 12 * time.Second, SetAt: t0}, 12 * time.Second},
 		{"no delay stored starts at Start", State{}, cfg.Start},
