@@ -223,8 +223,8 @@ type Outcome struct {
 	// read (a negative number, garbage): ignored, and reported in
 	// Verdict.Capped.
 	BadRetryAfter string
-	SlowDown   bool          // the body matched --slow-down-pattern
-	Quota      *Quota        // nil when the server sent no rate-limit headers
+	SlowDown      bool   // the body matched --slow-down-pattern
+	Quota         *Quota // nil when the server sent no rate-limit headers
 }
 
 // Verdict is what an Outcome means for the host.
