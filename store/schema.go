@@ -103,6 +103,21 @@ CREATE TABLE lock (
 `,
 	// 2: a host's hold (a long Retry-After) outlives the run that got it.
 	`ALTER TABLE host_state ADD COLUMN hold_until BIGINT NOT NULL DEFAULT 0;`,
+	// 3: two time scales and honest holds. What a host showed about its
+	// capacity (safe and refused gap, when) is kept apart from the
+	// backoff, with the half-lives the crawl aged each with; a hold keeps
+	// its reason; the last signal its own time (a latency raise is not a
+	// congestion). Old rows take the congestion's time as the signal's.
+	`
+ALTER TABLE host_state ADD COLUMN half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN signal_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN safe_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN refused_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
+UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
+`,
 }
 
 // errForeign says a file belongs to another application.
