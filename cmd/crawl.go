@@ -70,6 +70,8 @@ good; 2 usage or input error; 3 another crawl holds the database;
 	f.Float64Var(&c.Pace.Multiplier, "multiplier", c.Pace.Multiplier, "delay multiplied by this on 429/503")
 	f.DurationVar(&c.Pace.HalfLife, "half-life", c.Pace.HalfLife, "half-life of a stored delay between runs")
 	f.DurationVar(&c.Pace.MaxRetryAfter, "max-retry-after", c.Pace.MaxRetryAfter, "a longer Retry-After leaves the host for the next run")
+	f.DurationVar(&c.Pace.LearnedHalfLife, "learned-half-life", c.Pace.LearnedHalfLife, "half-life of a host's learned limit (168h: a week), where a run starts once the backoff has decayed")
+	f.DurationVar(&c.Pace.MaxHold, "max-hold", c.Pace.MaxHold, "longest hold of a host (Retry-After, spent quota, breaker); a longer one is cut and logged")
 	f.StringArrayVar(&opts.FloorHosts, "floor-host", nil, "per-host floor, HOST=DURATION (repeatable)")
 	f.DurationVar(&c.MaxCrawlDelay, "max-crawl-delay", c.MaxCrawlDelay, "skip hosts whose robots.txt Crawl-delay is longer")
 	f.DurationVar(&c.RobotsTTL, "robots-ttl", c.RobotsTTL, "how long a fetched robots.txt is used")

@@ -99,6 +99,8 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 		if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
 			if d, ok := pace.ParseRetryAfter(ra, now); ok {
 				o.RetryAfter = d
+			} else {
+				o.BadRetryAfter = ra
 			}
 		}
 		if q, ok := ParseRateLimit(resp.Header, now); ok {
@@ -106,6 +108,9 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 		}
 	}
 	v := c.pacer.Observe(h.key, now, o)
+	if v.Capped != "" {
+		c.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
+	}
 	if v.Raised {
 		if err := c.db.Save(c.pacer.State(h.key)); err != nil {
 			c.log.Warn("cannot save pace state", "host", h.key, "err", err)
@@ -114,7 +119,7 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	switch {
 	case v.Congestion:
 		h.backingOff = true
-		c.log.Info("host backing off", "host", h.key, "status", resp.Status,
+		c.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
 			"delay", fmtDur(c.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
@@ -160,28 +165,25 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	})
 	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
 		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
-	// How long the server asked polite to stay away, as a time that the
-	// host's entries keep across runs.
-	wait := o.RetryAfter
-	if q := o.Quota; q != nil && q.Remaining == 0 && q.Reset > 0 {
-		wait = max(wait, q.Reset)
-	}
+	// How long the server asked polite to stay away (bounded by
+	// --max-hold), as a time that the host's entries keep across runs.
+	wait := v.Away
 	switch {
 	case v.Defer:
 		h.skip = "deferred: Retry-After beyond --max-retry-after"
 		h.deferUntil = now.Add(wait)
 		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(wait))
-	case o.RetryAfter > 0 && c.cfg.MaxDuration > 0 && now.Add(o.RetryAfter).After(c.start.Add(c.cfg.MaxDuration)):
+	case o.RetryAfter > 0 && c.cfg.MaxDuration > 0 && now.Add(wait).After(c.start.Add(c.cfg.MaxDuration)):
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
 		h.skip, h.budgetSkip = "waiting: Retry-After beyond the end of the run", true
-		h.deferUntil = now.Add(o.RetryAfter)
-		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(o.RetryAfter))
+		h.deferUntil = now.Add(wait)
+		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(wait))
 	}
 	if !h.deferUntil.IsZero() {
 		// The next run honours it too: the pacer keeps it in the state.
-		c.pacer.Hold(h.key, h.deferUntil)
+		c.pacer.Hold(h.key, now, h.deferUntil, pace.HoldRetryAfter)
 		if err := c.db.Save(c.pacer.State(h.key)); err != nil {
 			c.log.Warn("cannot save pace state", "host", h.key, "err", err)
 		}

@@ -60,7 +60,9 @@ func (c *crawler) host(key string) *hostRun {
 	now := c.clock.Now()
 	h := &hostRun{key: key, stats: &HostStats{Host: key}}
 	if st, ok, err := c.db.Load(key); err == nil && ok {
-		c.pacer.Restore(st, now)
+		if note := c.pacer.Restore(st, now); note != "" {
+			c.log.Warn("stored hold cut", "host", key, "note", note)
+		}
 		h.stats.StoredStartS = secs(st.Delay)
 	}
 	if d, ok := c.cfg.FloorHosts[key]; ok {
