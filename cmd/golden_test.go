@@ -282,7 +282,7 @@ func TestStatusJSON(t *testing.T) {
 		from       pace.Basis
 		halfLife   float64
 	}{
-		{"api.example.org", 1.5, 1.5, pace.BasisBackoff, 600},     // 12s aged 30m with a 10m half-life
+		{"api.example.org", 1.5, 1.5, pace.BasisBackoff, 600},    // 12s aged 30m with a 10m half-life
 		{"learned.example.com", 1.02, 0.5, pace.BasisLearned, 3}, // 4s aged 40m with a 3s half-life: decayed
 		{"stale.example.org", 3, 0.5, pace.BasisStart, 600},      // learned a month ago: cold start
 	}
