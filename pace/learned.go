@@ -136,6 +136,7 @@ func (h *host) restoreLearned(cfg Config, st State, now time.Time) {
 		h.hi = l.Start
 	}
 	h.noSlowStart = h.mem != 0
+	h.calmSince = 1 // a first refusal is news, not the echo of the stored one
 }
 
 // learnedHalfLife returns LearnedHalfLife, or its default when unset.
