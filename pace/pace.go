@@ -75,7 +75,7 @@ type Config struct {
 	LowKnee  float64 // latency ratio fast/slow where the delay starts growing (default 1.15)
 	HighKnee float64 // ratio that counts as congestion (default 2.5)
 
-	Jitter float64 // gaps are lengthened by up to this fraction (default 0.05)
+	Jitter float64 // gaps are lengthened by up to this fraction (default 0.02: de-synchronises, costs 1% on average)
 
 	BreakerTrips    int           // consecutive slow responses that trip the breaker (default 4)
 	BreakerCooldown time.Duration // pause after the breaker trips (default 30s)
@@ -102,7 +102,7 @@ func DefaultConfig() Config {
 		MaxRetryAfter:   10 * time.Minute,
 		LowKnee:         1.15,
 		HighKnee:        2.5,
-		Jitter:          0.05,
+		Jitter:          0.02,
 		BreakerTrips:    4,
 		BreakerCooldown: 30 * time.Second,
 	}
