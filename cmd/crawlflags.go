@@ -37,14 +37,16 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.Float64Var(&c.Pace.Multiplier, "multiplier", c.Pace.Multiplier, "delay multiplied by this on 429/503")
 	pos(&c.Pace.Ceiling, "ceiling", day, "longest delay between requests to a host")
 	pos(&c.Pace.HalfLife, "half-life", 30*day, "half-life of a stored delay between runs")
+	pos(&c.Pace.LearnedHalfLife, "learned-half-life", 365*day, "half-life of a host's learned limit, where a run starts once the backoff has decayed")
+	pos(&c.Pace.MaxHold, "max-hold", 30*day, "longest hold of a host (Retry-After, spent quota, breaker); a longer one is cut and logged")
 	f.StringArrayVar(&o.FloorHosts, "floor-host", nil, "per-host floor, `HOST=DURATION` (repeatable)")
 	dur(&c.Pace.MaxRetryAfter, "max-retry-after", 0, 7*day, "a longer Retry-After leaves the host for the next run")
 	dur(&c.MaxCrawlDelay, "max-crawl-delay", 0, day, "skip hosts whose robots.txt Crawl-delay is longer")
 	f.StringVar(&o.SlowDownPattern, "slow-down-pattern", "", "`regexp`: a 200 body matching it counts as a request to slow down")
 	f.IntVar(&c.Concurrency, "concurrency", c.Concurrency, "requests in flight at once, all hosts together")
 	f.IntVar(&c.PerHost, "per-host", c.PerHost, "requests in flight at once per host")
-	groupFlags(f, "Pacing", "floor", "start", "decrease", "multiplier", "ceiling", "half-life", "floor-host",
-		"max-retry-after", "max-crawl-delay", "slow-down-pattern", "concurrency", "per-host")
+	groupFlags(f, "Pacing", "floor", "start", "decrease", "multiplier", "ceiling", "half-life", "learned-half-life", "floor-host",
+		"max-retry-after", "max-hold", "max-crawl-delay", "slow-down-pattern", "concurrency", "per-host")
 
 	f.IntVar(&c.MaxRequests, "max-requests", 0, "stop after this many requests (0: no limit)")
 	f.IntVar(&c.MaxPerHost, "max-per-host", 0, "at most this many requests per host (0: no limit)")

@@ -4,12 +4,25 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/store"
 )
+
+// fixtureHostsBut returns the fixture's hosts, sorted, but those given.
+func fixtureHostsBut(but ...string) []string {
+	var out []string
+	for _, h := range []string{"api.example.org", "breaker.example.com", "docs.example.org", "held.example.net", "learned.example.com",
+		"quota.example.io", "rl.example.io", "shop.example.com:8443", "slow.example.net", "stale.example.org"} {
+		if !slices.Contains(but, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
 
 func TestForget(t *testing.T) {
 	tests := []struct {
@@ -23,22 +36,22 @@ func TestForget(t *testing.T) {
 		wantLeft    []string
 	}{
 		{name: "one host", opts: forgetOptions{Hosts: []string{"api.example.org"}},
-			wantOut: "forgot api.example.org\n", wantLeft: []string{"docs.example.org", "rl.example.io", "shop.example.com:8443", "slow.example.net"}},
+			wantOut: "forgot api.example.org\n", wantLeft: fixtureHostsBut("api.example.org")},
 		{name: "given as a URL, in capitals", opts: forgetOptions{Hosts: []string{"https://API.Example.org/some/page"}},
-			wantOut: "forgot api.example.org\n", wantLeft: []string{"docs.example.org", "rl.example.io", "shop.example.com:8443", "slow.example.net"}},
+			wantOut: "forgot api.example.org\n", wantLeft: fixtureHostsBut("api.example.org")},
 		{name: "host with a port, and one unknown", opts: forgetOptions{Hosts: []string{"shop.example.com:8443", "nowhere.example"}},
-			wantOut: "forgot shop.example.com:8443\nnowhere.example: nothing known\n", wantLeft: []string{"api.example.org", "docs.example.org", "rl.example.io", "slow.example.net"}},
-		{name: "all, with --yes", opts: forgetOptions{All: true, Yes: true}, wantOut: "forgot 5 hosts\n"},
-		{name: "all, asked and confirmed", opts: forgetOptions{All: true}, interactive: true, stdin: "y\n", wantOut: "forgot 5 hosts\n"},
+			wantOut: "forgot shop.example.com:8443\nnowhere.example: nothing known\n", wantLeft: fixtureHostsBut("shop.example.com:8443")},
+		{name: "all, with --yes", opts: forgetOptions{All: true, Yes: true}, wantOut: "forgot 10 hosts\n"},
+		{name: "all, asked and confirmed", opts: forgetOptions{All: true}, interactive: true, stdin: "y\n", wantOut: "forgot 10 hosts\n"},
 		{name: "all, asked and declined", opts: forgetOptions{All: true}, interactive: true, stdin: "\n",
-			wantOut: "nothing forgotten\n", wantLeft: []string{"api.example.org", "docs.example.org", "rl.example.io", "shop.example.com:8443", "slow.example.net"}},
+			wantOut: "nothing forgotten\n", wantLeft: fixtureHostsBut()},
 		{name: "all, not at a terminal, without --yes", opts: forgetOptions{All: true}, wantErr: errUsage,
-			wantLeft: []string{"api.example.org", "docs.example.org", "rl.example.io", "shop.example.com:8443", "slow.example.net"}},
+			wantLeft: fixtureHostsBut()},
 		{name: "nothing named", opts: forgetOptions{}, wantErr: errUsage},
 		{name: "hosts and --all", opts: forgetOptions{All: true, Hosts: []string{"api.example.org"}}, wantErr: errUsage},
 		{name: "not a host", opts: forgetOptions{Hosts: []string{"http://"}}, wantErr: errUsage},
 		{name: "while a crawl runs", opts: forgetOptions{Hosts: []string{"api.example.org"}}, locked: true, wantErr: store.ErrLocked,
-			wantLeft: []string{"api.example.org", "docs.example.org", "rl.example.io", "shop.example.com:8443", "slow.example.net"}},
+			wantLeft: fixtureHostsBut()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

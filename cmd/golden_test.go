@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -35,8 +34,8 @@ const uxGolden = "../testdata/golden"
 // fixedNow is the "now" of the golden outputs and of the fixture database.
 var fixedNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 
-// buildFixture writes the database the golden tests read: five hosts in
-// every pacing situation, robots.txt copies of various ages, and three runs
+// buildFixture writes the database the golden tests read: hosts in every
+// pacing situation (backoffs, learned limits, holds, half-lives), robots.txt copies of various ages, and three runs
 // of two jobs (one never ended).
 func buildFixture(path string) error {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -63,6 +62,32 @@ func buildFixture(path string) error {
 		{Host: "rl.example.io", Delay: 5 * time.Second, SetAt: ago(45 * time.Second),
 			CongestionAt: ago(50 * time.Second), LastSignal: "503",
 			Floor: 1500 * time.Millisecond, FloorSource: pace.FloorRateLimit},
+		// Crawled with --half-life 3s: its backoff has long decayed, and
+		// the next run starts at what it learned.
+		{Host: "learned.example.com", Delay: 4 * time.Second, SetAt: ago(40 * time.Minute), HalfLife: 3 * time.Second,
+			Baseline: 90 * time.Millisecond, CongestionDelay: 980 * time.Millisecond, CongestionAt: ago(52 * time.Minute),
+			LastSignal: "latency", SignalAt: ago(41 * time.Minute),
+			SafeGap: 1020 * time.Millisecond, RefusedGap: 980 * time.Millisecond, LearnedAt: ago(40 * time.Minute), LearnedHalfLife: 7 * 24 * time.Hour,
+			Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
+		// A Retry-After in the year 9999 stored by an older polite (no
+		// reason): shown, and held, at most --max-hold.
+		{Host: "held.example.net", Delay: 3 * time.Second, SetAt: ago(10 * time.Minute), HalfLife: 10 * time.Minute,
+			CongestionDelay: time.Second, CongestionAt: ago(10 * time.Minute), LastSignal: "429", SignalAt: ago(10 * time.Minute),
+			HoldUntil: time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC), Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
+		// A spent quota, until its reset in 40 minutes.
+		{Host: "quota.example.io", Delay: 2 * time.Second, SetAt: ago(5 * time.Minute), HalfLife: 10 * time.Minute,
+			HoldUntil: fixedNow.Add(40 * time.Minute), HoldReason: pace.HoldQuota,
+			SafeGap: 2 * time.Second, LearnedAt: ago(5 * time.Minute), LearnedHalfLife: 7 * 24 * time.Hour,
+			Floor: 2 * time.Second, FloorSource: pace.FloorRateLimit},
+		// The breaker paused it 10 seconds ago for 30.
+		{Host: "breaker.example.com", Delay: 1500 * time.Millisecond, SetAt: ago(10 * time.Second), HalfLife: 10 * time.Minute,
+			CongestionDelay: 500 * time.Millisecond, CongestionAt: ago(10 * time.Second), LastSignal: "breaker", SignalAt: ago(10 * time.Second),
+			HoldUntil: fixedNow.Add(20 * time.Second), HoldReason: pace.HoldBreaker,
+			Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
+		// Learned a month ago: aged away, the next run starts cold.
+		{Host: "stale.example.org", Delay: 800 * time.Millisecond, SetAt: ago(30 * 24 * time.Hour), HalfLife: 10 * time.Minute,
+			SafeGap: 800 * time.Millisecond, RefusedGap: 700 * time.Millisecond, LearnedAt: ago(30 * 24 * time.Hour), LearnedHalfLife: 7 * 24 * time.Hour,
+			Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
 	}
 	if err := db.SaveAll(states); err != nil {
 		return err
@@ -208,6 +233,11 @@ func TestGoldenUX(t *testing.T) {
 	}{
 		{"status.txt", func(w io.Writer) error { return runStatus(w, db, statusOpts("")) }},
 		{"status-host.txt", func(w io.Writer) error { return runStatus(w, db, statusOpts("example.org")) }},
+		{"status.json", func(w io.Writer) error {
+			o := statusOpts("")
+			o.JSON = true
+			return runStatus(w, db, o)
+		}},
 		{"runs.txt", func(w io.Writer) error { return runRuns(w, db, runsOpts("")) }},
 		{"runs-job.txt", func(w io.Writer) error { return runRuns(w, db, runsOpts("docs")) }},
 		{"summary.txt", func(w io.Writer) error { return runReport(w, db, &reportOptions{}) }},
@@ -239,18 +269,41 @@ func TestStatusJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, b.String())
 	}
-	var hosts []string
+	byHost := map[string]hostStatus{}
 	for i, h := range got.Hosts {
-		hosts = append(hosts, h.Host)
-		if i > 0 && h.AgedDelayS > got.Hosts[i-1].AgedDelayS {
-			t.Errorf("host %s (%.2fs) after %s (%.2fs): want the slowest first", h.Host, h.AgedDelayS, got.Hosts[i-1].Host, got.Hosts[i-1].AgedDelayS)
+		byHost[h.Host] = h
+		if i > 0 && h.NextDelayS > got.Hosts[i-1].NextDelayS {
+			t.Errorf("host %s (%.2fs) after %s (%.2fs): want the slowest first", h.Host, h.NextDelayS, got.Hosts[i-1].Host, got.Hosts[i-1].NextDelayS)
 		}
 	}
-	if want := "slow.example.net,rl.example.io,shop.example.com:8443,api.example.org,docs.example.org"; strings.Join(hosts, ",") != want {
-		t.Errorf("hosts %s, want %s", strings.Join(hosts, ","), want)
+	tests := []struct {
+		host       string
+		next, aged float64
+		from       pace.Basis
+		halfLife   float64
+	}{
+		{"api.example.org", 1.5, 1.5, pace.BasisBackoff, 600},    // 12s aged 30m with a 10m half-life
+		{"learned.example.com", 1.02, 0.5, pace.BasisLearned, 3}, // 4s aged 40m with a 3s half-life: decayed
+		{"stale.example.org", 3, 0.5, pace.BasisStart, 600},      // learned a month ago: cold start
 	}
-	if api := got.Hosts[3]; api.AgedDelayS != 1.5 || api.StoredS != 12 || api.LastSignal != "429" {
-		t.Errorf("api.example.org: aged %.3fs stored %.3fs signal %q; want 12s aged 30m with a 10m half-life = 1.5s, signal 429", api.AgedDelayS, api.StoredS, api.LastSignal)
+	for _, tt := range tests {
+		h := byHost[tt.host]
+		if h.NextDelayS != tt.next || h.AgedDelayS != tt.aged || h.NextFrom != tt.from || h.HalfLifeS != tt.halfLife {
+			t.Errorf("%s: next %.3fs (%s) aged %.3fs half-life %gs; want %.3fs (%s), %.3fs, %gs",
+				tt.host, h.NextDelayS, h.NextFrom, h.AgedDelayS, h.HalfLifeS, tt.next, tt.from, tt.aged, tt.halfLife)
+		}
+	}
+	if l := byHost["learned.example.com"].Learned; l == nil || l.SafeGapS != 1.02 || l.AgeS != 2400 || l.AgedAway {
+		t.Errorf("learned.example.com learned = %+v; want 1.02s, 40m old", l)
+	}
+	if h := byHost["held.example.net"].Hold; h == nil || !h.Until.Equal(fixedNow.Add(def.MaxHold)) || h.Reason != pace.HoldRetryAfter {
+		t.Errorf("held.example.net hold = %+v; want until now+%v (--max-hold), retry-after", h, def.MaxHold)
+	}
+	if h := byHost["quota.example.io"].Hold; h == nil || !h.Until.Equal(fixedNow.Add(40*time.Minute)) || h.Reason != pace.HoldQuota {
+		t.Errorf("quota.example.io hold = %+v; want until now+40m, quota", h)
+	}
+	if h := byHost["docs.example.org"].Hold; h != nil {
+		t.Errorf("docs.example.org hold = %+v; want none", h)
 	}
 	if len(got.Runs) != 2 || got.Runs[0].ID != 3 || !got.Runs[0].Ended.IsZero() || got.Runs[1].DurationS != 3000 {
 		t.Errorf("runs %+v; want runs 3 (not ended) and 2 (3000 s)", got.Runs)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -34,21 +33,29 @@ func newStatusCmd(io IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what polite has learned about every host, and the last runs",
-		Long: `Show every known host, slowest first: NEXT DELAY is the stored delay aged
-by the half-life, where the next run starts, then in brackets the delay as
-last set and when; FLOOR is the binding floor, as recorded with the host, and where it comes from (default,
-floor-host, crawl-delay, request-rate, ratelimit); LAST SIGNAL is the last
-congestion signal (429, 503, latency, slow-down, breaker); then the time to
-first byte baseline and the age of the cached robots.txt. Below, the last
-runs (polite runs lists them all).
+		Long: `Show every known host, slowest first: NEXT DELAY is where the next run
+starts and what sets it: the stored delay aged by the crawl's half-life
+(backoff), the learned limit when the backoff has decayed below it
+(learned), the floor, or the cold start (start); in brackets the delay as
+last set, when, and whether it has decayed. LEARNED is the shortest gap the
+host took without refusal, the gap it refused, and how old that is (it
+ages with --learned-half-life; "aged away" once it no longer counts).
+FLOOR is the binding floor, as recorded with the host, and where it comes
+from (default, floor-host, crawl-delay, request-rate, ratelimit). LAST
+SIGNAL is the last congestion signal (429, 503, latency, slow-down,
+breaker); HOLD a hold in force (retry-after, quota, breaker, backoff) and
+until when; then the time to first byte baseline and the age of the cached
+robots.txt. Below, the last runs (polite runs lists them all).
 
-Give --half-life (and --floor) when the crawls use other values, so that
-the ageing shown is theirs. --job J shows that job's URLs by state and its
-dead URLs with their reasons instead.`,
+The half-lives are those each crawl stored with the host; --half-life
+(and --floor) only stand in for hosts stored by an older polite. --job J
+shows that job's URLs by state and its dead URLs with their reasons
+instead. --json prints numbers, enums and RFC 3339 times.`,
 		Example: `  polite status
   polite status --host example.org
   polite status --runs 20
-  polite status --json | jq '.hosts[] | select(.aged_delay_s > 5)'`,
+  polite status --json | jq '.hosts[] | select(.next_delay_s > 5)'
+  polite status --json | jq '.hosts[] | select(.hold) | {host, hold}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withDB(func(db *store.DB) error {
@@ -64,25 +71,50 @@ dead URLs with their reasons instead.`,
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	f.StringVar(&opts.Host, "host", "", "only hosts containing this text")
 	f.DurationVar(&opts.Floor, "floor", def.Floor, "default floor, as given to crawl")
-	f.DurationVar(&opts.HalfLife, "half-life", def.HalfLife, "half-life, as given to crawl")
+	f.DurationVar(&opts.HalfLife, "half-life", def.HalfLife, "half-life for hosts stored without one (by an older polite)")
 	f.IntVar(&opts.Runs, "runs", 5, "how many recent runs to list")
 	f.StringVar(&opts.Job, "job", "", "show this job's frontier: URLs per state and the dead ones with their reasons")
 	return cmd
 }
 
-// hostStatus is one row of polite status.
+// hostStatus is one row of polite status; in JSON, numbers, enums and
+// RFC 3339 times only.
 type hostStatus struct {
-	Host        string    `json:"host"`
-	AgedDelayS  float64   `json:"aged_delay_s"`
-	StoredS     float64   `json:"stored_delay_s"`
-	SetAt       time.Time `json:"set_at"`
-	FloorS      float64   `json:"floor_s"`
-	FloorSource string    `json:"floor_source"`
-	LastSignal  string    `json:"last_signal,omitempty"`
-	SignalAt    time.Time `json:"last_signal_at,omitzero"`
-	RobotsAge   string    `json:"robots_age,omitempty"`
-	RobotsAt    time.Time `json:"robots_fetched_at,omitzero"`
-	BaselineMS  float64   `json:"latency_baseline_ms,omitempty"`
+	Host        string         `json:"host"`
+	NextDelayS  float64        `json:"next_delay_s"`
+	NextFrom    pace.Basis     `json:"next_delay_from"`
+	AgedDelayS  float64        `json:"aged_delay_s"` // the backoff aged with the half-life
+	StoredS     float64        `json:"stored_delay_s"`
+	SetAt       time.Time      `json:"set_at,omitzero"`
+	HalfLifeS   float64        `json:"half_life_s"`
+	Decayed     bool           `json:"backoff_decayed"`
+	Learned     *learnedStatus `json:"learned,omitempty"`
+	FloorS      float64        `json:"floor_s"`
+	FloorSource string         `json:"floor_source"`
+	LastSignal  string         `json:"last_signal,omitempty"`
+	SignalAt    time.Time      `json:"last_signal_at,omitzero"`
+	Hold        *holdStatus    `json:"hold,omitempty"`
+	BaselineMS  float64        `json:"latency_baseline_ms,omitempty"`
+	RobotsAt    time.Time      `json:"robots_fetched_at,omitzero"`
+	RobotsAgeS  float64        `json:"robots_age_s,omitempty"`
+}
+
+// learnedStatus is a host's learned capacity.
+type learnedStatus struct {
+	SafeGapS    float64   `json:"safe_gap_s,omitempty"`
+	RefusedGapS float64   `json:"refused_gap_s,omitempty"`
+	At          time.Time `json:"learned_at"`
+	AgeS        float64   `json:"age_s"`
+	HalfLifeS   float64   `json:"half_life_s"`
+	StartS      float64   `json:"start_s,omitempty"` // where a run starts from it; absent once aged away
+	AgedAway    bool      `json:"aged_away"`
+}
+
+// holdStatus is a hold in force.
+type holdStatus struct {
+	Until      time.Time       `json:"until"`
+	Reason     pace.HoldReason `json:"reason"`
+	RemainingS float64         `json:"remaining_s"`
 }
 
 type runRow struct {
@@ -101,6 +133,39 @@ type statusDB interface {
 	States() ([]pace.State, error)
 	RobotsCopies() ([]store.RobotsCopy, error)
 	Runs(limit int) ([]store.Run, error)
+}
+
+// hostRow turns a stored state into a row: pace says where the next run
+// starts (floor, ceiling, learned limit, holds and all).
+func hostRow(st pace.State, o *statusOptions, now time.Time) hostStatus {
+	cfg := pace.DefaultConfig()
+	cfg.HalfLife = o.HalfLife
+	cfg.Floor = 0 // as recorded with the state
+	if o.FloorSet {
+		cfg.Floor = o.Floor
+	}
+	x := pace.Expect(st, cfg, now)
+	r := hostStatus{
+		Host: st.Host, NextDelayS: x.Delay.Seconds(), NextFrom: x.From, AgedDelayS: x.Backoff.Seconds(),
+		StoredS: st.Delay.Seconds(), SetAt: st.SetAt, HalfLifeS: x.HalfLife.Seconds(), Decayed: x.Decayed,
+		FloorS: x.Floor.Seconds(), FloorSource: string(x.FloorSource),
+		LastSignal: st.LastSignal, SignalAt: st.SignalAt, BaselineMS: float64(st.Baseline.Microseconds()) / 1000,
+	}
+	if r.LastSignal != "" && r.SignalAt.IsZero() {
+		r.SignalAt = st.CongestionAt
+	}
+	if x.LearnedStored {
+		l := &learnedStatus{SafeGapS: st.SafeGap.Seconds(), RefusedGapS: st.RefusedGap.Seconds(), At: st.LearnedAt,
+			AgeS: max(0, now.Sub(st.LearnedAt)).Seconds(), HalfLifeS: x.LearnedHalfLife.Seconds(), AgedAway: !x.HasLearned}
+		if x.HasLearned {
+			l.StartS = x.Learned.Start.Seconds()
+		}
+		r.Learned = l
+	}
+	if x.Held {
+		r.Hold = &holdStatus{Until: x.Hold.Until.UTC(), Reason: x.Hold.Reason, RemainingS: x.Hold.Until.Sub(now).Seconds()}
+	}
+	return r
 }
 
 func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
@@ -122,25 +187,15 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		if o.Host != "" && !strings.Contains(st.Host, o.Host) {
 			continue
 		}
-		// The floor recorded with the state binds; --floor, when given,
-		// replaces the default floor the crawl ran with.
-		floor, src := st.Floor, st.FloorSource
-		if src == "" || (o.FloorSet && (src == pace.FloorDefault || o.Floor > floor)) {
-			floor, src = o.Floor, pace.FloorDefault
-		}
-		r := hostStatus{
-			Host: st.Host, AgedDelayS: pace.Aged(st, floor, o.HalfLife, now).Seconds(),
-			StoredS: st.Delay.Seconds(), SetAt: st.SetAt, FloorS: floor.Seconds(), FloorSource: string(src),
-			LastSignal: st.LastSignal, SignalAt: st.CongestionAt, BaselineMS: float64(st.Baseline.Microseconds()) / 1000,
-		}
+		r := hostRow(st, o, now)
 		if t, ok := robotsAt[st.Host]; ok {
-			r.RobotsAt, r.RobotsAge = t, ago(now.Sub(t))
+			r.RobotsAt, r.RobotsAgeS = t, max(0, now.Sub(t)).Seconds()
 		}
 		rows = append(rows, r)
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].AgedDelayS != rows[j].AgedDelayS {
-			return rows[i].AgedDelayS > rows[j].AgedDelayS
+		if rows[i].NextDelayS != rows[j].NextDelayS {
+			return rows[i].NextDelayS > rows[j].NextDelayS
 		}
 		return rows[i].Host < rows[j].Host
 	})
@@ -157,37 +212,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		}{nonNil(rows), nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if len(rows) == 0 {
-		fmt.Fprintln(tw, "no hosts known yet")
-	} else {
-		known := "known"
-		if o.Host != "" {
-			known = fmt.Sprintf("matching %q", o.Host)
-		}
-		fmt.Fprintf(tw, "%d %s %s, slowest first; NEXT DELAY is where the next run starts (half-life %s)\n\n",
-			len(rows), plural(len(rows), "host", "hosts"), known, shortDuration(o.HalfLife))
-		fmt.Fprintln(tw, "HOST\tNEXT DELAY\tFLOOR\tLAST SIGNAL\tTTFB BASELINE\tROBOTS.TXT")
-		for _, r := range rows {
-			sig := "-"
-			if r.LastSignal != "" {
-				sig = r.LastSignal + ", " + ago(now.Sub(r.SignalAt))
-			}
-			base := "-"
-			switch {
-			case r.BaselineMS >= 10:
-				base = fmt.Sprintf("%.0fms", r.BaselineMS)
-			case r.BaselineMS > 0:
-				base = fmt.Sprintf("%.1fms", r.BaselineMS)
-			}
-			rob := "-"
-			if r.RobotsAge != "" {
-				rob = "fetched " + r.RobotsAge
-			}
-			fmt.Fprintf(tw, "%s\t%s (from %s, set %s)\t%s (%s)\t%s\t%s\t%s\n",
-				r.Host, crawl.HumanSeconds(r.AgedDelayS), crawl.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)),
-				crawl.HumanSeconds(r.FloorS), r.FloorSource, sig, base, rob)
-		}
-	}
+	writeHosts(tw, rows, o.Host, now)
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)
 		writeRuns(tw, rs, now, o.Loc)

@@ -118,7 +118,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
 		results: make(chan result, cfg.Concurrency),
 	}
-	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, byKey: map[string]*hostRun{}}
+	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
 	c.budget = budgets{cfg: &c.cfg}
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"sort"
 	"time"
 
@@ -20,6 +21,7 @@ type hostSet struct {
 	job    string
 	pacer  *pace.Pacer
 	floors map[string]time.Duration // --floor-host
+	log    *slog.Logger
 
 	byKey map[string]*hostRun
 	ring  []string
@@ -35,7 +37,9 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 	}
 	h := &hostRun{key: key, stats: &HostStats{Host: key}}
 	if st, ok, err := s.db.Load(key); err == nil && ok {
-		s.pacer.Restore(st, now)
+		if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
+			s.log.Warn("stored hold cut", "host", key, "note", note)
+		}
 		h.stats.StoredStartS = secs(st.Delay)
 	}
 	if d, ok := s.floors[key]; ok {

@@ -12,13 +12,16 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
 	o := outcomeOf(resp, r.slow, now)
 	v := c.pacer.Observe(h.key, now, o)
+	if v.Capped != "" {
+		c.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
+	}
 	if v.Raised {
 		c.saveState(h.key)
 	}
 	switch {
 	case v.Congestion:
 		h.backingOff = true
-		c.log.Info("host backing off", "host", h.key, "status", resp.Status,
+		c.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
 			"delay", fmtDur(c.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
@@ -35,21 +38,18 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	})
 	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
 		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
-	// How long the server asked polite to stay away, as a time that the
-	// host's entries keep across runs.
-	wait := o.RetryAfter
-	if q := o.Quota; q != nil && q.Remaining == 0 && q.Reset > 0 {
-		wait = max(wait, q.Reset)
-	}
+	// How long the server asked polite to stay away (bounded by
+	// --max-hold), as a time that the host's entries keep across runs.
+	wait := v.Away
 	switch {
 	case v.Defer:
 		c.deferral(h, now, now.Add(wait), causeVerdict)
 	case o.RetryAfter > 0:
-		c.deferral(h, now, now.Add(o.RetryAfter), causeRunEnd)
+		c.deferral(h, now, now.Add(wait), causeRunEnd)
 	}
 	if !h.hold.until.IsZero() {
 		// The next run honours it too: the pacer keeps it in the state.
-		c.pacer.Hold(h.key, h.hold.until)
+		c.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
 		c.saveState(h.key)
 	}
 	return v
@@ -66,6 +66,8 @@ func outcomeOf(resp response, slow bool, now time.Time) pace.Outcome {
 	if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
 		if d, ok := pace.ParseRetryAfter(ra, now); ok {
 			o.RetryAfter = d
+		} else {
+			o.BadRetryAfter = ra
 		}
 	}
 	if q, ok := ParseRateLimit(resp.Header, now); ok {

@@ -86,21 +86,21 @@ func TestQuota(t *testing.T) {
 		{"a daily quota is capped at the ceiling", Quota{Limit: 5, Remaining: 1, Reset: 20 * time.Hour},
 			Verdict{}, cfg.Ceiling, FloorRateLimit},
 		{"none remaining: hold until reset", Quota{Limit: 10, Remaining: 0, Reset: 30 * time.Second},
-			Verdict{Hold: 30 * time.Second}, cfg.Floor, FloorDefault},
-		{"none remaining, reset beyond MaxRetryAfter: defer", Quota{Limit: 10, Remaining: 0, Reset: time.Hour},
-			Verdict{Hold: cfg.MaxRetryAfter, Defer: true}, cfg.Floor, FloorDefault},
+			Verdict{Hold: 30 * time.Second, Away: 30 * time.Second}, cfg.Floor, FloorDefault},
+		{"none remaining, reset beyond MaxRetryAfter: defer, held until the reset", Quota{Limit: 10, Remaining: 0, Reset: time.Hour},
+			Verdict{Hold: cfg.MaxRetryAfter, Defer: true, Away: time.Hour}, cfg.Floor, FloorDefault},
 		{"negative remaining is ignored", Quota{Limit: 10, Remaining: -1, Reset: 30 * time.Second},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 		{"negative limit is ignored", Quota{Limit: -10, Remaining: 1, Reset: 30 * time.Second},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 		{"zero reset is ignored", Quota{Limit: 10, Remaining: 0, Reset: 0},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 		{"negative reset is ignored", Quota{Limit: 10, Remaining: 1, Reset: -time.Second},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 		{"an enormous reset is ignored", Quota{Limit: 10, Remaining: 0, Reset: 1 << 62},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 		{"more remaining than the limit is ignored", Quota{Limit: 10, Remaining: 11, Reset: 10 * time.Second},
-			Verdict{}, cfg.Floor, FloorDefault},
+			Verdict{Capped: "reported"}, cfg.Floor, FloorDefault},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,13 +109,13 @@ func TestQuota(t *testing.T) {
 			p.Begin("a.example", t0)
 			q := tt.q
 			v := p.Observe("a.example", t0, Outcome{Status: 200, TTFB: ms(50), Quota: &q})
-			if v != tt.want {
+			if !sameVerdict(v, tt.want) {
 				t.Errorf("Verdict = %+v, want %+v", v, tt.want)
 			}
 			if d, src := p.Floor("a.example"); d != tt.wantFloor || src != tt.wantSrc {
 				t.Errorf("Floor = %v, %s; want %v, %s", d, src, tt.wantFloor, tt.wantSrc)
 			}
-			wantReady := t0.Add(max(tt.want.Hold, tt.wantFloor, 700*time.Millisecond))
+			wantReady := t0.Add(max(tt.want.Hold, tt.want.Away, tt.wantFloor, 700*time.Millisecond))
 			if r := p.Ready("a.example", t0); !r.Equal(wantReady) {
 				t.Errorf("Ready = t0+%v, want t0+%v", r.Sub(t0), wantReady.Sub(t0))
 			}

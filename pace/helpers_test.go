@@ -74,3 +74,11 @@ var (
 // ms and sec shorten durations in tables.
 func ms(n float64) time.Duration  { return time.Duration(n * float64(time.Millisecond)) }
 func sec(n float64) time.Duration { return time.Duration(n * float64(time.Second)) }
+
+// sameVerdict compares two Verdicts; Capped only by whether it is set (its
+// text is for people).
+func sameVerdict(got, want Verdict) bool {
+	g, w := got, want
+	g.Capped, w.Capped = "", ""
+	return g == w && (got.Capped != "") == (want.Capped != "")
+}

@@ -46,13 +46,14 @@ const (
 	snapTolerance   = 0.01 // aging under 1% within a run does not move the operating point
 )
 
-// Signals recorded in State.LastSignal.
+// Signals recorded in State.LastSignal and Verdict.Signal: why a host's
+// delay went up.
 const (
-	signal429      = "429"
-	signal503      = "503"
-	signalLatency  = "latency"
-	signalSlowDown = "slow-down"
-	signalBreaker  = "breaker"
+	Signal429      = "429"
+	Signal503      = "503"
+	SignalLatency  = "latency"
+	SignalSlowDown = "slow-down"
+	SignalBreaker  = "breaker"
 )
 
 // host is everything a Pacer knows about one host.
@@ -71,6 +72,13 @@ type host struct {
 	mem        time.Duration
 	memAt      time.Time
 	lastSignal string
+	signalAt   time.Time
+
+	// What the host showed about its capacity (persisted, aged with
+	// Config.LearnedHalfLife; see learned.go).
+	safe      time.Duration // shortest gap answered without refusal; 0 when unknown
+	refused   time.Duration // the gap last refused; 0 when never
+	learnedAt time.Time
 
 	// The careful approach (this run only).
 	hi     time.Duration // shortest gap answered without refusal; 0 when unknown
@@ -90,6 +98,7 @@ type host struct {
 	u             float64  // jitter draw for the gap after lastBegin
 	flight        []flight // requests begun and not yet observed, oldest first
 	holdUntil     time.Time
+	holdReason    HoldReason
 	raisedAt      time.Time // when the delay was last raised
 }
 
@@ -229,7 +238,9 @@ func (h *host) calm(cfg Config, aged, gap time.Duration, now time.Time) time.Dur
 	h.calmSince++
 	if (h.op != 0 || h.mem == 0) && (h.hi == 0 || gap < h.hi) {
 		h.hi = gap // not while walking back: those gaps are long on purpose
+		h.learnSafe(gap, now)
 	}
+	h.confirm(gap, now)
 	if cfg.Plain {
 		return max(floor, aged-cfg.Decrease)
 	}
@@ -303,7 +314,7 @@ func walkBack(aged, target, decrease time.Duration) time.Duration {
 // changes nothing but the last signal).
 func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, signal string, factor float64, now time.Time) time.Duration {
 	floor, _ := h.floor(cfg)
-	h.lastSignal = signal
+	h.lastSignal, h.signalAt = signal, now
 	if h.stale(began) {
 		return aged
 	}
@@ -323,6 +334,9 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 		h.settle = min(maxSettle, max(settleFactor, h.settle)*settleFactor)
 	}
 	h.mem, h.memAt = gap, now
+	if signal != SignalBreaker { // a pause for slowness, not a word about the pace
+		h.learnRefusal(gap, now)
+	}
 	h.lat.slowRun = 0 // the controller has acted: the breaker starts counting afresh
 	h.noSlowStart = true
 	if gap >= h.hi {

@@ -1,6 +1,7 @@
 package pace
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -23,9 +24,11 @@ const maxQuotaReset = 25 * time.Hour
 //     multiplied by 1.5 and Raised is set, with no hold and no retry.
 //
 // A Retry-After on any status holds the host; one beyond MaxRetryAfter sets
-// Defer and the hold stops at MaxRetryAfter. A Quota sets the ratelimit floor
-// to Reset/Remaining (at most the ceiling), or, with nothing remaining, holds
-// the host until Reset in the same way.
+// Defer and Hold stops at MaxRetryAfter, while the host stays held (in
+// State, for later runs) until the end of Away. A Quota sets the ratelimit
+// floor to Reset/Remaining (at most the ceiling), or, with nothing
+// remaining, holds the host until Reset in the same way. Every hold is
+// bounded by MaxHold; an absurd or unreadable value sets Capped.
 func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -39,42 +42,84 @@ func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict {
 	}
 
 	var v Verdict
-	var hold time.Duration
-	retryAfter := v.retryAfter(o.RetryAfter, cfg.MaxRetryAfter)
+	away, awayWhy := p.away(&v, o)
+	hold, why := v.retryAfter(away, cfg.MaxRetryAfter), awayWhy
 	switch {
 	case o.Status == 429 || o.Status == 503:
-		sig := signal429
+		sig := Signal429
 		if o.Status == 503 {
-			sig = signal503
+			sig = Signal503
 		}
 		d := h.congest(cfg, aged, req.gap, req.at, sig, cfg.Multiplier, now)
 		h.set(d, now)
-		v.Congestion, v.Raised = true, true
-		hold = max(d, retryAfter)
+		v.Congestion, v.Raised, v.Signal = true, true, sig
+		if d > hold {
+			hold, why = d, HoldBackoff
+		}
 	case o.Status >= 200 && o.Status < 500 && o.SlowDown:
-		d := h.congest(cfg, aged, req.gap, req.at, signalSlowDown, slowDownFactor, now)
+		d := h.congest(cfg, aged, req.gap, req.at, SignalSlowDown, slowDownFactor, now)
 		h.set(d, now)
-		v.Raised = true
-		hold = retryAfter
+		v.Raised, v.Signal = true, SignalSlowDown
 	case o.Status >= 200 && o.Status < 500:
-		hold = max(retryAfter, p.success(h, &v, aged, req, o, now))
-	default:
-		hold = retryAfter
-	}
-	if q := o.Quota; q != nil {
-		hold = max(hold, p.quota(h, &v, *q))
-	}
-	if hold > 0 {
-		v.Hold = hold
-		if until := now.Add(hold); until.After(h.holdUntil) {
-			h.holdUntil = until
+		if d, w := p.success(h, &v, aged, req, o, now); d > hold {
+			hold, why = d, w
 		}
 	}
+	if q := o.Quota; q != nil {
+		// After the status: a floor set by this answer binds from the next.
+		reset, note := p.quota(h, *q)
+		v.note(note)
+		if reset > away {
+			away, awayWhy, v.Away = reset, HoldQuota, reset
+			if d := v.retryAfter(reset, cfg.MaxRetryAfter); d > hold {
+				hold, why = d, HoldQuota
+			}
+		}
+	}
+	v.Hold = min(hold, cfg.maxHold())
+	h.hold(cfg, now, hold, why)
+	h.hold(cfg, now, away, awayWhy)
 	return v
 }
 
-// retryAfter returns the part of a Retry-After that is obeyed, setting
-// Defer when it is beyond the cap.
+// away returns how long the server's Retry-After asked polite to stay
+// away, bounded by MaxHold, and why; it sets Away, and Capped when the
+// value was absurd or unreadable.
+func (p *Pacer) away(v *Verdict, o Outcome) (time.Duration, HoldReason) {
+	ra, note := p.cfg.bound(max(0, o.RetryAfter), "Retry-After")
+	switch {
+	case note != "":
+		v.note(note)
+	case o.RetryAfter < 0:
+		v.note(fmt.Sprintf("negative Retry-After %s ignored", o.RetryAfter))
+	case o.BadRetryAfter != "":
+		v.note(fmt.Sprintf("Retry-After %q is neither seconds nor an HTTP date: ignored", clip(o.BadRetryAfter)))
+	}
+	v.Away = ra
+	return ra, HoldRetryAfter
+}
+
+// note adds a line to Capped.
+func (v *Verdict) note(s string) {
+	switch {
+	case s == "":
+	case v.Capped == "":
+		v.Capped = s
+	default:
+		v.Capped += "; " + s
+	}
+}
+
+// clip shortens a server's text for a log line.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// retryAfter returns the part of a wait that is obeyed within the run,
+// setting Defer when it is beyond maxRA.
 func (v *Verdict) retryAfter(ra, maxRA time.Duration) time.Duration {
 	if ra <= 0 {
 		return 0
@@ -86,8 +131,9 @@ func (v *Verdict) retryAfter(ra, maxRA time.Duration) time.Duration {
 	return ra
 }
 
-// success handles a response that was not refused, returning any hold.
-func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o Outcome, now time.Time) time.Duration {
+// success handles a response that was not refused, returning any hold and
+// its reason.
+func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o Outcome, now time.Time) (time.Duration, HoldReason) {
 	cfg := p.cfg
 	timed := o.Status < 400 && o.TTFB > 0
 	shared := 1.0
@@ -102,13 +148,13 @@ func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o O
 		}
 	}
 	if tripped {
-		h.set(h.congest(cfg, aged, req.gap, req.at, signalBreaker, cfg.Multiplier, now), now)
-		v.Congestion, v.Raised = true, true
+		h.set(h.congest(cfg, aged, req.gap, req.at, SignalBreaker, cfg.Multiplier, now), now)
+		v.Congestion, v.Raised, v.Signal = true, true, SignalBreaker
 		if !cfg.Plain {
 			h.lat.add(o.TTFB)
 			h.lat.forgetSpike() // the pause answers the spike; after it, judge afresh
 		}
-		return cfg.BreakerCooldown
+		return cfg.BreakerCooldown, HoldBreaker
 	}
 	r, trusted := 1.0, false
 	if timed && !cfg.Plain {
@@ -116,11 +162,11 @@ func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o O
 		r /= shared
 	}
 	if trusted && r >= cfg.HighKnee {
-		d := h.congest(cfg, aged, req.gap, req.at, signalLatency, cfg.Multiplier, now)
+		d := h.congest(cfg, aged, req.gap, req.at, SignalLatency, cfg.Multiplier, now)
 		h.set(d, now)
 		h.lat.forgetSpike()
-		v.Congestion, v.Raised = true, true
-		return d
+		v.Congestion, v.Raised, v.Signal = true, true, SignalLatency
+		return d, HoldBackoff
 	}
 	if trusted && r > cfg.LowKnee {
 		h.noSlowStart = true // latency rises: slow start ends (as HyStart ends TCP's)
@@ -141,25 +187,31 @@ func (p *Pacer) success(h *host, v *Verdict, aged time.Duration, req flight, o O
 	}
 	if d > scale(h.d, 1+snapTolerance) {
 		v.Raised = true // by more than noise: worth saving at once
+		if trusted && r > cfg.LowKnee {
+			v.Signal = SignalLatency
+			h.lastSignal, h.signalAt = SignalLatency, now
+		}
 	}
 	h.set(d, now)
-	return 0
+	return 0, ""
 }
 
-// quota applies a server's announced quota, returning any hold. Garbage
+// quota applies a server's announced quota: it returns the time to its
+// reset when nothing remains (bounded by MaxHold), and otherwise sets the
+// ratelimit floor to Reset/Remaining (at most the ceiling). Garbage
 // (negative numbers, no window, a window over a day, more remaining than
-// the limit) is ignored.
-func (p *Pacer) quota(h *host, v *Verdict, q Quota) time.Duration {
+// the limit) is ignored, with a note.
+func (p *Pacer) quota(h *host, q Quota) (time.Duration, string) {
 	if q.Remaining < 0 || q.Limit < 0 || q.Reset <= 0 || q.Reset > maxQuotaReset ||
 		(q.Limit > 0 && q.Remaining > q.Limit) {
-		return 0
+		return 0, fmt.Sprintf("RateLimit quota ignored: limit %d, remaining %d, reset %s", q.Limit, q.Remaining, q.Reset)
 	}
 	if q.Remaining == 0 {
-		return v.retryAfter(q.Reset, p.cfg.MaxRetryAfter)
+		return p.cfg.bound(q.Reset, "RateLimit reset")
 	}
 	if h.floors == nil {
 		h.floors = make(map[FloorSource]time.Duration)
 	}
 	h.floors[FloorRateLimit] = min(p.cfg.Ceiling, q.Reset/time.Duration(q.Remaining))
-	return 0
+	return 0, ""
 }

@@ -60,12 +60,22 @@ type Config struct {
 	Ceiling    time.Duration // highest delay (default 120s)
 	HalfLife   time.Duration // decay of a stored delay between runs (default 10m)
 
+	// LearnedHalfLife ages what a host showed about its capacity (the
+	// shortest gap it took, the gap it refused): every LearnedHalfLife
+	// the learned start moves twice as far above the safe gap, and after
+	// four it is forgotten (default 7 days; see learned.go).
+	LearnedHalfLife time.Duration
+
+	// MaxHold bounds every hold: Retry-After, an exhausted quota, the
+	// breaker, a hold kept from an earlier run (default 6h).
+	MaxHold time.Duration
+
 	MaxRetryAfter time.Duration // a longer Retry-After defers the host (default 10m)
 
 	LowKnee  float64 // latency ratio fast/slow where the delay starts growing (default 1.15)
 	HighKnee float64 // ratio that counts as congestion (default 2.5)
 
-	Jitter float64 // gaps are lengthened by up to this fraction (default 0.05)
+	Jitter float64 // gaps are lengthened by up to this fraction (default 0.02: de-synchronises, costs 1% on average)
 
 	BreakerTrips    int           // consecutive slow responses that trip the breaker (default 4)
 	BreakerCooldown time.Duration // pause after the breaker trips (default 30s)
@@ -87,10 +97,12 @@ func DefaultConfig() Config {
 		Multiplier:      3,
 		Ceiling:         120 * time.Second,
 		HalfLife:        10 * time.Minute,
+		LearnedHalfLife: 7 * 24 * time.Hour,
+		MaxHold:         6 * time.Hour,
 		MaxRetryAfter:   10 * time.Minute,
 		LowKnee:         1.15,
 		HighKnee:        2.5,
-		Jitter:          0.05,
+		Jitter:          0.02,
 		BreakerTrips:    4,
 		BreakerCooldown: 30 * time.Second,
 	}
@@ -113,6 +125,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--floor %s is above --ceiling %s", c.Floor, c.Ceiling)
 	case c.HalfLife <= 0:
 		return errors.New("--half-life must be positive")
+	case c.LearnedHalfLife <= 0:
+		return errors.New("--learned-half-life must be positive")
+	case c.MaxHold <= 0:
+		return errors.New("--max-hold must be positive")
 	case c.MaxRetryAfter < 0:
 		return errors.New("--max-retry-after must not be negative")
 	case c.Jitter < 0 || c.Jitter > 1:
@@ -131,16 +147,27 @@ type State struct {
 	Delay time.Duration // d: the delay as last set
 	SetAt time.Time     // t: when it was set
 
+	HalfLife time.Duration // the half-life Delay ages with, as the crawl had it; 0 when not recorded
+
 	Baseline time.Duration // slow EWMA of time to first byte; 0 when unknown
 
 	CongestionDelay time.Duration // delay in force when the last congestion came (the jittered gap before the refused request); 0 if never
 	CongestionAt    time.Time     // when it came
-	LastSignal      string        // "429", "503", "latency", "slow-down", "breaker" or ""
+	LastSignal      string        // one of the Signal constants, or ""
+	SignalAt        time.Time     // when LastSignal came
+
+	// What the host showed about its capacity, kept apart from the
+	// backoff and aged with LearnedHalfLife (see learned.go).
+	SafeGap         time.Duration // shortest gap it answered without refusal; 0 when unknown
+	RefusedGap      time.Duration // the gap it last refused; 0 when never
+	LearnedAt       time.Time     // when either was last learned or confirmed
+	LearnedHalfLife time.Duration // as the crawl had it; 0 when not recorded
 
 	Floor       time.Duration // the binding floor when the state was taken
 	FloorSource FloorSource
 
-	HoldUntil time.Time // no request before it (a long Retry-After, see Pacer.Hold); zero if none
+	HoldUntil  time.Time  // no request before it; zero if none
+	HoldReason HoldReason // why
 }
 
 // StateStore keeps host states between runs. store.DB implements it.
@@ -192,14 +219,30 @@ type Outcome struct {
 	Status     int           // HTTP status; 0 for a network error or timeout
 	TTFB       time.Duration // time to first byte
 	RetryAfter time.Duration // from the Retry-After header, relative to now; 0 when none
-	SlowDown   bool          // the body matched --slow-down-pattern
-	Quota      *Quota        // nil when the server sent no rate-limit headers
+	// BadRetryAfter is a Retry-After header that ParseRetryAfter could not
+	// read (a negative number, garbage): ignored, and reported in
+	// Verdict.Capped.
+	BadRetryAfter string
+	SlowDown      bool   // the body matched --slow-down-pattern
+	Quota         *Quota // nil when the server sent no rate-limit headers
 }
 
 // Verdict is what an Outcome means for the host.
 type Verdict struct {
 	Congestion bool          // the outcome was a congestion signal (429, 503, latency past the high knee, breaker)
 	Raised     bool          // the delay went up: persist the state now
-	Hold       time.Duration // no request to the host before now+Hold (Retry-After, breaker cooldown)
+	Hold       time.Duration // no request to the host before now+Hold (Retry-After, breaker cooldown); at most MaxHold
 	Defer      bool          // Retry-After beyond MaxRetryAfter: leave the host's URLs for the next run
+
+	// Away is how long the server asked polite to stay away (Retry-After,
+	// an exhausted quota's reset), bounded by MaxHold: the time the
+	// host's URLs wait when the host is deferred.
+	Away time.Duration
+	// Signal is why the delay went up (one of the Signal constants), ""
+	// when it did not: what a log line about backing off should say.
+	Signal string
+	// Capped is set when the server asked for an absurd wait (a year 9999
+	// date, 10^11 seconds, a negative or garbled quota) and MaxHold bounded
+	// it: one line for the caller to log, once per answer.
+	Capped string
 }

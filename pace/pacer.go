@@ -57,14 +57,16 @@ func (p *Pacer) started(name string, now time.Time) *host {
 }
 
 // Restore starts a host from a stored state: its delay is the aged delay at
-// now, its latency baseline and memory of congestion are kept.
+// now, or the learned start when the backoff has decayed below it (see
+// learned.go); its latency baseline and memory of congestion are kept.
 //
 // A state with no delay or no time starts at Config.Start. The baseline is
 // forgotten when the state is more than six half-lives old; the memory of
 // congestion ages on its own clock (see the package's careful approach).
 // Floors are not restored: the robots.txt, flags and headers that set them
-// set them again.
-func (p *Pacer) Restore(st State, now time.Time) {
+// set them again. A stored hold still in force is kept, bounded by
+// now+MaxHold; Restore returns a note for the log when it cut one.
+func (p *Pacer) Restore(st State, now time.Time) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.entry(st.Host)
@@ -77,16 +79,17 @@ func (p *Pacer) Restore(st State, now time.Time) {
 	if age := now.Sub(st.SetAt); st.Baseline > 0 && age < baselineLife*p.cfg.HalfLife {
 		h.lat.restore(st.Baseline)
 	}
-	h.mem, h.memAt, h.lastSignal = max(0, st.CongestionDelay), st.CongestionAt, st.LastSignal
+	h.mem, h.memAt = max(0, st.CongestionDelay), st.CongestionAt
+	h.lastSignal, h.signalAt = st.LastSignal, st.SignalAt
 	h.forgetApproach()
+	note := h.restoreHold(p.cfg, st, now)
 	// A run that starts right after another waits, from the last answer
 	// the other run got, the delay a single longer run would have waited.
-	if st.HoldUntil.After(now) {
-		h.holdUntil = st.HoldUntil
-	}
 	if h.seen && h.lastBegin.IsZero() && st.SetAt.Add(h.delayAt(p.cfg, now)).After(now) {
 		h.lastBegin, h.restoredBegin = st.SetAt, true
 	}
+	h.restoreLearned(p.cfg, st, now)
+	return note
 }
 
 // State returns the host's state as it should be stored.
@@ -107,12 +110,18 @@ func (p *Pacer) state(h *host) State {
 		CongestionDelay: h.mem,
 		CongestionAt:    h.memAt,
 		LastSignal:      h.lastSignal,
+		SignalAt:        h.signalAt,
+		HalfLife:        p.cfg.HalfLife,
+		SafeGap:         h.safe,
+		RefusedGap:      h.refused,
+		LearnedAt:       h.learnedAt,
+		LearnedHalfLife: p.cfg.learnedHalfLife(),
 	}
 	if h.seen {
 		st.Delay, st.SetAt = h.d, h.setAt
 	}
 	st.Floor, st.FloorSource = h.floor(p.cfg)
-	st.HoldUntil = h.holdUntil
+	st.HoldUntil, st.HoldReason = h.holdUntil, h.holdReason
 	return st
 }
 
@@ -184,19 +193,6 @@ func (p *Pacer) Ready(host string, now time.Time) time.Time {
 		return r
 	}
 	return now
-}
-
-// Hold keeps every request to host back until until, however far: the
-// caller's own decision, such as honouring in a later run a Retry-After
-// longer than MaxRetryAfter. It never shortens a hold, and it is kept in
-// State (HoldUntil) so that the next run honours it too.
-func (p *Pacer) Hold(host string, until time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h := p.entry(host)
-	if until.After(h.holdUntil) {
-		h.holdUntil = until
-	}
 }
 
 // Begin records that a request to host starts at now, and draws the jitter

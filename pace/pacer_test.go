@@ -90,21 +90,21 @@ func TestRetryAfter(t *testing.T) {
 		wantReady time.Duration // from t0
 	}{
 		{"429 with Retry-After 7s holds 7s", Outcome{Status: 429, RetryAfter: 7 * time.Second},
-			Verdict{Congestion: true, Raised: true, Hold: 7 * time.Second}, 3 * time.Second, 7 * time.Second},
+			Verdict{Congestion: true, Raised: true, Hold: 7 * time.Second, Away: 7 * time.Second, Signal: Signal429}, 3 * time.Second, 7 * time.Second},
 		{"429 with a shorter Retry-After holds the delay", Outcome{Status: 429, RetryAfter: time.Second},
-			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second}, 3 * time.Second, 3 * time.Second},
+			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second, Away: time.Second, Signal: Signal429}, 3 * time.Second, 3 * time.Second},
 		{"503 without Retry-After holds the delay", Outcome{Status: 503},
-			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second}, 3 * time.Second, 3 * time.Second},
+			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second, Signal: Signal503}, 3 * time.Second, 3 * time.Second},
 		{"429 with a past HTTP-date adds no wait", Outcome{Status: 429, RetryAfter: past},
-			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second}, 3 * time.Second, 3 * time.Second},
-		{"Retry-After beyond MaxRetryAfter defers", Outcome{Status: 429, RetryAfter: time.Hour},
-			Verdict{Congestion: true, Raised: true, Hold: 10 * time.Minute, Defer: true}, 3 * time.Second, 10 * time.Minute},
+			Verdict{Congestion: true, Raised: true, Hold: 3 * time.Second, Signal: Signal429}, 3 * time.Second, 3 * time.Second},
+		{"Retry-After beyond MaxRetryAfter defers, held for all of it", Outcome{Status: 429, RetryAfter: time.Hour},
+			Verdict{Congestion: true, Raised: true, Hold: 10 * time.Minute, Defer: true, Away: time.Hour, Signal: Signal429}, 3 * time.Second, time.Hour},
 		{"200 with Retry-After is obeyed", Outcome{Status: 200, RetryAfter: 5 * time.Second},
-			Verdict{Hold: 5 * time.Second}, ms(700), 5 * time.Second},
+			Verdict{Hold: 5 * time.Second, Away: 5 * time.Second}, ms(700), 5 * time.Second},
 		{"200 with a past HTTP-date means no wait", Outcome{Status: 200, RetryAfter: past},
 			Verdict{}, ms(700), ms(700)},
 		{"500 with a Retry-After beyond the cap defers, no penalty", Outcome{Status: 500, RetryAfter: time.Hour},
-			Verdict{Hold: 10 * time.Minute, Defer: true}, time.Second, 10 * time.Minute},
+			Verdict{Hold: 10 * time.Minute, Defer: true, Away: time.Hour}, time.Second, time.Hour},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,7 +112,7 @@ func TestRetryAfter(t *testing.T) {
 			p.Restore(State{Host: "a.example", Delay: time.Second, SetAt: t0}, t0)
 			p.Begin("a.example", t0)
 			got := p.Observe("a.example", t0, tt.out)
-			if got != tt.want {
+			if !sameVerdict(got, tt.want) {
 				t.Errorf("Verdict = %+v, want %+v", got, tt.want)
 			}
 			if d := p.Delay("a.example", t0); !near(d, tt.wantDelay) {
@@ -184,16 +184,16 @@ func TestSlowDown(t *testing.T) {
 		wantSignal string
 	}{
 		{"soft block raises 1.5x, no hold", Outcome{Status: 200, SlowDown: true},
-			Verdict{Raised: true}, 3 * time.Second, "slow-down"},
+			Verdict{Raised: true, Signal: SignalSlowDown}, 3 * time.Second, "slow-down"},
 		{"a 429 that also matches is a 429", Outcome{Status: 429, SlowDown: true},
-			Verdict{Congestion: true, Raised: true, Hold: 6 * time.Second}, 6 * time.Second, "429"},
+			Verdict{Congestion: true, Raised: true, Hold: 6 * time.Second, Signal: Signal429}, 6 * time.Second, "429"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(noAging(), fixedRand(0))
 			p.Restore(State{Host: "a.example", Delay: 2 * time.Second, SetAt: t0}, t0)
 			p.Begin("a.example", t0)
-			if v := p.Observe("a.example", t0, tt.out); v != tt.want {
+			if v := p.Observe("a.example", t0, tt.out); !sameVerdict(v, tt.want) {
 				t.Errorf("Verdict = %+v, want %+v", v, tt.want)
 			}
 			st := p.State("a.example")
@@ -211,7 +211,10 @@ func TestRestore(t *testing.T) {
 		st   State
 		want time.Duration
 	}{
-		{"119.5s stored two hours ago starts at the floor", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour)}, cfg.Floor},
+		{"119.5s stored two hours ago, nothing learned: starts cold", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour)}, cfg.Start},
+		{"119.5s stored two hours ago, 1s learned: starts there", State{Delay: sec(119.5), SetAt: t0.Add(-2 * time.Hour),
+			SafeGap: time.Second, RefusedGap: ms(900), LearnedAt: t0.Add(-2 * time.Hour)}, time.Second},
+		{"at the floor thirty minutes ago: stays there", State{Delay: cfg.Floor, SetAt: t0.Add(-30 * time.Minute)}, cfg.Floor},
 		{"12s stored ten minutes ago starts at 6s", State{Delay: 12 * time.Second, SetAt: t0.Add(-10 * time.Minute)}, 6 * time.Second},
 		{"just stored", State{Delay: 12 * time.Second, SetAt: t0}, 12 * time.Second},
 		{"no delay stored starts at Start", State{}, cfg.Start},
@@ -267,7 +270,8 @@ func TestWalkBackFromHigh(t *testing.T) {
 }
 
 func TestStates(t *testing.T) {
-	p := New(noAging(), fixedRand(0))
+	cfg := noAging()
+	p := New(cfg, fixedRand(0))
 	p.Begin("B.example", t0)
 	p.Observe("B.example", t0, tooMany)
 	for i := range 6 {
@@ -290,17 +294,22 @@ func TestStates(t *testing.T) {
 		want State
 	}{
 		{"after a 429", "b.example", State{Host: "b.example", Delay: 9 * time.Second, SetAt: t0,
-			CongestionDelay: 3 * time.Second, CongestionAt: t0, LastSignal: "429", Floor: 500 * time.Millisecond, FloorSource: FloorDefault,
-			HoldUntil: t0.Add(9 * time.Second)}},
+			CongestionDelay: 3 * time.Second, CongestionAt: t0, LastSignal: "429", SignalAt: t0, RefusedGap: 3 * time.Second, LearnedAt: t0,
+			Floor: 500 * time.Millisecond, FloorSource: FloorDefault, HoldUntil: t0.Add(9 * time.Second), HoldReason: HoldBackoff}},
 		{"baseline kept", "a.example", State{Host: "a.example", Delay: 500 * time.Millisecond, SetAt: t0.Add(25 * time.Second),
-			Baseline: 100 * time.Millisecond, Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
+			Baseline: 100 * time.Millisecond, SafeGap: 500 * time.Millisecond, LearnedAt: t0.Add(25 * time.Second),
+			Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
 		{"only a floor", "c.example", State{Host: "c.example", Floor: 2 * time.Second, FloorSource: FloorCrawlDelay}},
 		{"unknown", "d.example", State{Host: "d.example", Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := p.State(tt.host); got != tt.want {
-				t.Errorf("State(%q) = %+v\nwant %+v", tt.host, got, tt.want)
+			want := tt.want
+			if want.Delay > 0 || want.Floor > cfg.Floor {
+				want.HalfLife, want.LearnedHalfLife = cfg.HalfLife, cfg.LearnedHalfLife
+			}
+			if got := p.State(tt.host); got != want {
+				t.Errorf("State(%q) = %+v\nwant %+v", tt.host, got, want)
 			}
 		})
 	}

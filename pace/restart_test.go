@@ -68,8 +68,8 @@ func TestHoldOutlivesTheRun(t *testing.T) {
 	p := New(noAging(), fixedRand(0))
 	p.Begin("a.example", t0)
 	p.Observe("a.example", t0, Outcome{Status: 200})
-	p.Hold("a.example", t0.Add(time.Hour))
-	p.Hold("a.example", t0.Add(time.Minute)) // never shortens
+	p.Hold("a.example", t0, t0.Add(time.Hour), HoldRetryAfter)
+	p.Hold("a.example", t0, t0.Add(time.Minute), HoldRetryAfter) // never shortens
 	st := p.State("a.example")
 	if !st.HoldUntil.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("State.HoldUntil = %v, want t0+1h", st.HoldUntil)

@@ -28,6 +28,13 @@ func TestPaceStateRoundTrip(t *testing.T) {
 				Floor:           5 * time.Second,
 				FloorSource:     pace.FloorCrawlDelay,
 				HoldUntil:       t0.Add(time.Hour),
+				HoldReason:      pace.HoldQuota,
+				HalfLife:        3 * time.Second,
+				SignalAt:        t0.Add(-time.Minute),
+				SafeGap:         1020 * time.Millisecond,
+				RefusedGap:      980 * time.Millisecond,
+				LearnedAt:       t0.Add(-2 * time.Hour),
+				LearnedHalfLife: 72 * time.Hour,
 			},
 		},
 		{
@@ -57,11 +64,19 @@ func TestPaceStateRoundTrip(t *testing.T) {
 
 func assertStateEqual(t *testing.T, got, want pace.State) {
 	t.Helper()
-	if !got.SetAt.Equal(want.SetAt) || !got.CongestionAt.Equal(want.CongestionAt) {
-		t.Errorf("times = %v, %v; want %v, %v", got.SetAt, got.CongestionAt, want.SetAt, want.CongestionAt)
+	for _, f := range []struct {
+		name      string
+		got, want *time.Time
+	}{
+		{"SetAt", &got.SetAt, &want.SetAt}, {"CongestionAt", &got.CongestionAt, &want.CongestionAt},
+		{"SignalAt", &got.SignalAt, &want.SignalAt}, {"LearnedAt", &got.LearnedAt, &want.LearnedAt},
+		{"HoldUntil", &got.HoldUntil, &want.HoldUntil},
+	} {
+		if !f.got.Equal(*f.want) {
+			t.Errorf("%s = %v, want %v", f.name, *f.got, *f.want)
+		}
+		*f.got, *f.want = time.Time{}, time.Time{}
 	}
-	got.SetAt, want.SetAt = time.Time{}, time.Time{}
-	got.CongestionAt, want.CongestionAt = time.Time{}, time.Time{}
 	if got != want {
 		t.Errorf("state = %+v, want %+v", got, want)
 	}

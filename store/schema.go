@@ -107,6 +107,21 @@ CREATE TABLE lock (
 	// that died (on any machine) is told from one that runs.
 	`ALTER TABLE lock ADD COLUMN beat_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN beat_at BIGINT NOT NULL DEFAULT 0;`,
+	// 4: two time scales and honest holds. What a host showed about its
+	// capacity (safe and refused gap, when) is kept apart from the
+	// backoff, with the half-lives the crawl aged each with; a hold keeps
+	// its reason; the last signal its own time (a latency raise is not a
+	// congestion). Old rows take the congestion's time as the signal's.
+	`
+ALTER TABLE host_state ADD COLUMN half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN signal_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN safe_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN refused_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
+UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
+`,
 }
 
 // errForeign says a file belongs to another application.

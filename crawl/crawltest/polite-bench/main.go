@@ -5,9 +5,10 @@
 //	polite-bench [-polite bin/polite] [-scale 10] [-window 300s] [-only LIST]
 //	             [-concurrency 64] [-cpuprofile FILE]
 //
-// The pacing scenarios (a token bucket, a queueing host, a host that sends
-// RateLimit headers, twenty hosts at once, a second run after a throttled
-// one) run polite's real pipeline in this process with crawl.Run, beside two
+// The pacing scenarios (a token bucket, a cold start over 40 s, a queueing
+// host, a host that sends RateLimit headers, twenty hosts at once and over
+// a long window, a second run straight after a throttled one, and a
+// nightly run 16 half-lives after one) run polite's real pipeline in this process with crawl.Run, beside two
 // baselines on identical fresh origins: plain AIMD (pace.Config.Plain) and a
 // fixed 3 s delay. Every pacing duration is divided by -scale and every
 // origin rate multiplied by it, so the ratios are those of the unscaled
@@ -55,7 +56,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "queue", "ratelimit", "hosts", "second", "throughput"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "throughput"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -143,10 +144,13 @@ func (b *bench) all(ctx context.Context) error {
 		run func(context.Context) error
 	}{
 		{"bucket", b.tokenBucket},
+		{"cold", b.coldStart},
 		{"queue", b.queueing},
 		{"ratelimit", b.rateLimit},
 		{"hosts", b.twentyHosts},
+		{"hosts-long", b.twentyHostsLong},
 		{"second", b.secondRun},
+		{"nightly", b.nightly},
 		{"throughput", b.runThroughput},
 	}
 	for _, s := range steps {

@@ -220,14 +220,14 @@ func TestParseFlags(t *testing.T) {
 func TestTargets(t *testing.T) {
 	b := &bench{opts: options{scale: 10, quotaScale: 2}}
 	good := newRow("token bucket", "polite")
-	good.goodput, good.per100 = 0.93, 1.5
+	good.goodput, good.per100 = 0.96, 0.5
 	bad := newRow("second run", "polite")
 	bad.firstN = 3
 	other := newRow("token bucket", "plain AIMD")
 	other.goodput, other.per100 = 0.5, 13
 	b.rows = []row{good, other, bad}
 	got := strings.Join(b.targets(), "\n")
-	for _, want := range []string{"token bucket: goodput >= 0.90 of the limit, <= 2 429 per 100: met (0.930, 1.50)",
+	for _, want := range []string{"token bucket (0s): goodput >= 0.95 of the limit, <= 1 429 per 100: met (0.960, 0.50)",
 		"second run: <= 1 429 in its first 30 requests: NOT met (3)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("targets:\n%s\nwant a line %q", got, want)
@@ -247,7 +247,7 @@ func TestRunBucket(t *testing.T) {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", code, errOut.String())
 	}
 	for _, want := range []string{"time scale 1:100", "token bucket  ", "polite", "plain AIMD", "fixed 3s",
-		"token bucket, Retry-After sent", "targets (polite):", "token bucket: goodput"} {
+		"token bucket, Retry-After sent", "targets (polite):", "token bucket (1m40s): goodput"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -60,7 +60,7 @@ func policies(scale float64) []policy {
 // scaledPace divides every duration of a pace configuration by scale; the
 // factors (multiplier, knees, jitter) stay.
 func scaledPace(c pace.Config, scale float64) pace.Config {
-	for _, d := range []*time.Duration{&c.Floor, &c.Start, &c.Decrease, &c.Ceiling, &c.HalfLife, &c.MaxRetryAfter, &c.BreakerCooldown} {
+	for _, d := range []*time.Duration{&c.Floor, &c.Start, &c.Decrease, &c.Ceiling, &c.HalfLife, &c.LearnedHalfLife, &c.MaxRetryAfter, &c.MaxHold, &c.BreakerCooldown} {
 		*d = scaleDur(*d, scale)
 	}
 	return c
@@ -301,6 +301,13 @@ func scratch(n int, cfg crawltest.Config) (dir string, db *store.DB, origins []*
 // measure runs one policy against n fresh origins of cfg (already scaled
 // by scale) and returns its row.
 func (b *bench) measure(ctx context.Context, scenario string, n int, cfg crawltest.Config, perHost int, scale float64, p policy) (row, error) {
+	return b.measureWith(ctx, scenario, n, cfg, perHost, p, b.window(scale), nil)
+}
+
+// measureWith is measure over the real window win; after, when not nil,
+// reads the origins before they close.
+func (b *bench) measureWith(ctx context.Context, scenario string, n int, cfg crawltest.Config, perHost int, p policy,
+	win time.Duration, after func([]*origin)) (row, error) {
 	r := newRow(scenario, p.name)
 	dir, db, origins, done, err := scratch(n, cfg)
 	if err != nil {
@@ -314,7 +321,6 @@ func (b *bench) measure(ctx context.Context, scenario string, n int, cfg crawlte
 			return r, err
 		}
 	}
-	win := b.window(scale)
 	var seeds []string
 	urls := urlsFor(cfg, win)
 	for _, o := range origins {
@@ -336,6 +342,9 @@ func (b *bench) measure(ctx context.Context, scenario string, n int, cfg crawlte
 	r.refused = t.refused
 	if baseline > 0 {
 		r.latency = float64(median(t.latencies)) / float64(baseline)
+	}
+	if after != nil {
+		after(origins)
 	}
 	return r, nil
 }
