@@ -79,6 +79,7 @@ func (p *parser) cutAt(c Cut, line int, off int64, msg string) {
 func (p *parser) fail(err error, line int, off int64) {
 	var syn *xml.SyntaxError
 	var corrupt flate.CorruptInputError
+	var cs *charsetError
 	switch {
 	case errors.Is(err, errTooLarge) && p.in.n >= p.in.max:
 		msg := fmt.Sprintf("body passes %d bytes uncompressed, the protocol's limit; the rest is not read", p.in.max)
@@ -90,6 +91,8 @@ func (p *parser) fail(err error, line int, off int64) {
 		p.cutAt(TooLarge, line, off, "compressed body too long for what it inflates to; the rest is not read")
 	case errors.Is(err, errTokenTooLong):
 		p.cutAt(Refused, line, off, fmt.Sprintf("text or tag longer than %d bytes; the rest is not read", maxToken))
+	case errors.As(err, &cs):
+		p.cutAt(Malformed, line, off, "malformed XML: "+cs.Error())
 	case errors.As(err, &syn):
 		p.cutAt(Malformed, syn.Line+p.line0-1, off, "malformed XML: "+syn.Msg)
 	case errors.As(err, &corrupt), errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):

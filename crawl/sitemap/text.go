@@ -20,6 +20,9 @@ func (p *parser) readText() {
 		long := errors.Is(err, bufio.ErrBufferFull)
 		n := int64(len(b))
 		if long {
+			// Keep enough of the line to report it: b is overwritten
+			// by the next ReadSlice.
+			b = []byte(string(b[:maxField]))
 			// Skip the rest of the line, whatever its length.
 			for errors.Is(err, bufio.ErrBufferFull) {
 				var more []byte
@@ -34,7 +37,7 @@ func (p *parser) readText() {
 		}
 		switch {
 		case long:
-			if !p.entry(line, off, rawEntry{loc: text[:min(len(text), maxField)]}, false) {
+			if !p.entry(line, off, rawEntry{loc: text}, false) {
 				return
 			}
 		case text == "":

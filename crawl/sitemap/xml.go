@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Bounds on XML beyond the protocol's: no sitemap needs a text, comment or
@@ -18,6 +19,11 @@ const (
 )
 
 var errTokenTooLong = errors.New("token too long")
+
+// charsetError is a declared encoding other than UTF-8 (or ASCII).
+type charsetError struct{ name string }
+
+func (e *charsetError) Error() string { return fmt.Sprintf("encoding %q declared; a sitemap is UTF-8", e.name) }
 
 // xmlReader is the state of reading an XML sitemap.
 type xmlReader struct {
@@ -41,6 +47,12 @@ type xmlReader struct {
 func (p *parser) readXML() {
 	x := &xmlReader{p: p, d: xml.NewDecoder(&tokenGuard{r: p.br})}
 	x.d.Strict = true
+	x.d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
+		if strings.EqualFold(charset, "us-ascii") || strings.EqualFold(charset, "ascii") {
+			return r, nil // a subset of UTF-8
+		}
+		return nil, &charsetError{charset}
+	}
 	for {
 		tok, err := x.d.Token()
 		if err == io.EOF {
@@ -83,8 +95,8 @@ func (x *xmlReader) token(tok xml.Token) bool {
 		}
 	case xml.Directive:
 		pos := x.pos()
-		d := bytes.TrimSpace(t)
-		x.p.cutAt(Refused, pos.line, pos.off, fmt.Sprintf("refused <!%s>: a sitemap has no DOCTYPE, and entity declarations are never expanded", clip(d, 40)))
+		d := strings.Join(strings.Fields(string(t)), " ")
+		x.p.cutAt(Refused, pos.line, pos.off, fmt.Sprintf("refused <!%s>: a sitemap has no DOCTYPE, and entity declarations are never expanded", clip([]byte(d), 40)))
 		return false
 	}
 	return true
