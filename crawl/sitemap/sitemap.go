@@ -38,10 +38,10 @@ const (
 type Kind int
 
 const (
-	Unknown  Kind = iota // empty, or not a sitemap
-	URLSet               // XML <urlset>
-	Index                // XML <sitemapindex>
-	Text                 // one URL per line
+	Unknown Kind = iota // empty, or not a sitemap
+	URLSet              // XML <urlset>
+	Index               // XML <sitemapindex>
+	Text                // one URL per line
 )
 
 func (k Kind) String() string {

@@ -71,7 +71,7 @@ func TestRead(t *testing.T) {
 			},
 		},
 		{name: "urlset gzip", body: gz(t, urlset), kind: URLSet, gzip: true, listed: 6, skipped: 3,
-			urls: []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/f"},
+			urls:     []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/f"},
 			problems: []string{"bad priority", "bad URL", "bad lastmod", "unknown changefreq"}},
 		{name: "index", body: mustRead(t, "index.xml"), kind: Index, listed: 2,
 			sitemaps: []string{"https://shop.example/sitemap-1.xml.gz", "https://shop.example/sitemap-2.txt"},

@@ -2,10 +2,10 @@ package sitemap
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -30,7 +30,7 @@ func (p *parser) readText() {
 				n += int64(len(more))
 			}
 		}
-		text := strings.TrimSpace(string(b))
+		text := string(bytes.TrimSpace(b))
 		if err != nil && !errors.Is(err, io.EOF) && !long {
 			// A line cut by an error is not trusted.
 			text = ""

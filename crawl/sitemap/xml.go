@@ -23,7 +23,9 @@ var errTokenTooLong = errors.New("token too long")
 // charsetError is a declared encoding other than UTF-8 (or ASCII).
 type charsetError struct{ name string }
 
-func (e *charsetError) Error() string { return fmt.Sprintf("encoding %q declared; a sitemap is UTF-8", e.name) }
+func (e *charsetError) Error() string {
+	return fmt.Sprintf("encoding %q declared; a sitemap is UTF-8", e.name)
+}
 
 // xmlReader is the state of reading an XML sitemap.
 type xmlReader struct {
