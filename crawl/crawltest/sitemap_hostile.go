@@ -25,6 +25,9 @@ func (o *Origin) serveHostile(w *countingWriter, r *http.Request, base string) b
 		k := (HugeSize - len(urlsetOpen) - len(urlsetClose) + len(entry) - 1) / len(entry)
 		size := int64(len(urlsetOpen) + k*len(entry) + len(urlsetClose))
 		serveStream(w, r, xml, size, func(write func([]byte) error) error {
+			if err := write([]byte(urlsetOpen)); err != nil {
+				return err
+			}
 			for i := range k {
 				if err := write(hugeEntry(base, i)); err != nil {
 					return err
@@ -34,6 +37,9 @@ func (o *Origin) serveHostile(w *countingWriter, r *http.Request, base string) b
 		})
 	case p == "/sitemap-endless.xml" && on(SitemapEndless):
 		serveStream(w, r, xml, -1, func(write func([]byte) error) error {
+			if err := write([]byte(urlsetOpen)); err != nil {
+				return err
+			}
 			for i := 0; ; i++ {
 				if err := write(hugeEntry(base, i)); err != nil {
 					return err
@@ -60,6 +66,9 @@ func (o *Origin) serveHostile(w *countingWriter, r *http.Request, base string) b
 		entry := func(i int) []byte { return fmt.Appendf(nil, "<url><loc>%s/many/%05d</loc></url>\n", base, i) }
 		size := int64(len(urlsetOpen) + ManyURLs*len(entry(0)) + len(urlsetClose))
 		serveStream(w, r, xml, size, func(write func([]byte) error) error {
+			if err := write([]byte(urlsetOpen)); err != nil {
+				return err
+			}
 			for i := range ManyURLs {
 				if err := write(entry(i)); err != nil {
 					return err
