@@ -165,8 +165,8 @@ func TestSitemapConditional(t *testing.T) {
 		}
 		return LastModified
 	}
-	o := New(Config{Sitemap: &SitemapConfig{Pages: 3, LastMod: lastmod, Hostile: SitemapMany}})
-	paths := []string{"/sitemap.xml", "/sitemap-pages.xml.gz", "/sitemap-pages.xml", "/sitemap-pages.txt", "/hidden/1", "/sitemap-60k.xml", "/robots.txt"}
+	o := New(Config{Sitemap: &SitemapConfig{Pages: 3, LastMod: lastmod, Hostile: SitemapBroken}})
+	paths := []string{"/sitemap.xml", "/sitemap-pages.xml.gz", "/sitemap-pages.xml", "/sitemap-pages.txt", "/hidden/1", "/sitemap-broken.xml", "/robots.txt"}
 	validators := map[string][2]string{}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
