@@ -201,13 +201,17 @@ func (e *endless) Read(b []byte) (int, error) {
 	return k, nil
 }
 
-// TestEndlessBody reads an endless text body at the protocol's real
-// limit: it stops at 50 MB, having taken little more from the reader.
+// TestEndlessBody reads an endless line at the protocol's real limit: it
+// stops at 50 MB, having taken little more from the reader, and never
+// holds more than a buffer of it.
 func TestEndlessBody(t *testing.T) {
-	src := &endless{chunk: []byte(strings.Repeat(" ", 4000) + "\n")}
+	src := &endless{chunk: []byte("https://a.example/" + strings.Repeat("a", 4000))}
 	r := Read(src, nil)
-	if r.Cut != TooLarge || r.Bytes != MaxBytes {
-		t.Errorf("cut %v after %d bytes, want %v after %d", r.Cut, r.Bytes, TooLarge, MaxBytes)
+	if r.Cut != TooLarge || r.Bytes != MaxBytes || r.Kind != Text || r.Skipped != 1 {
+		t.Errorf("%v cut %v after %d bytes, %d skipped; want text cut %v after %d, 1 skipped", r.Kind, r.Cut, r.Bytes, r.Skipped, TooLarge, MaxBytes)
+	}
+	if len(r.Problems) != 2 || !strings.Contains(r.Problems[0].Msg, "longer than 2047") || !strings.Contains(r.Problems[1].Msg, "body passes 52428800 bytes") {
+		t.Errorf("problems %q, want the long line and the cut", r.Problems)
 	}
 	if slack := src.n - MaxBytes; slack > 64<<10 {
 		t.Errorf("took %d bytes from the body, %d past the limit", src.n, slack)
