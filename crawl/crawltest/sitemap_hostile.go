@@ -20,6 +20,35 @@ func (o *Origin) serveHostile(w *countingWriter, r *http.Request, base string) b
 	on := func(h HostileSitemaps) bool { return c.Hostile&h != 0 }
 	const xml = "application/xml"
 	switch p := r.URL.Path; {
+	case serveGenerated(w, r, base, on):
+	case p == "/sitemap-broken.xml" && on(SitemapBroken):
+		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(brokenSitemap, "BASE", base)), LastModified)
+	case p == "/sitemap-laughs.xml" && on(SitemapEntities):
+		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(laughsSitemap, "BASE", base)), LastModified)
+	case p == "/sitemap-xxe.xml" && on(SitemapEntities):
+		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(xxeSitemap, "BASE", base)), LastModified)
+	case p == "/sitemap-foreign.xml" && on(SitemapForeign):
+		serveFixed(w, r, http.StatusOK, xml, c.foreign(r.Host), LastModified)
+	case p == "/sub/sitemap.xml" && on(SitemapForeign):
+		body := urlsetOpen + "<url><loc>BASE/sub/a</loc></url>\n<url><loc>BASE/sub/b</loc></url>\n<url><loc>BASE/hidden/0</loc></url>\n" + urlsetClose
+		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(body, "BASE", base)), LastModified)
+	default:
+		for _, hp := range hostilePaths {
+			if slices.Contains(hp.paths, r.URL.Path) {
+				serveFixed(w, r, http.StatusNotFound, "text/plain; charset=utf-8", []byte("not found: hostile sitemap not chosen\n"), time.Time{})
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// serveGenerated answers the hostile sitemaps generated as they are sent,
+// and reports whether it did.
+func serveGenerated(w *countingWriter, r *http.Request, base string, on func(HostileSitemaps) bool) bool {
+	const xml = "application/xml"
+	switch p := r.URL.Path; {
 	case p == "/sitemap-huge.xml" && on(SitemapHuge):
 		entry := hugeEntry(base, 0)
 		k := (HugeSize - len(urlsetOpen) - len(urlsetClose) + len(entry) - 1) / len(entry)
@@ -76,24 +105,7 @@ func (o *Origin) serveHostile(w *countingWriter, r *http.Request, base string) b
 			}
 			return write([]byte(urlsetClose))
 		})
-	case p == "/sitemap-broken.xml" && on(SitemapBroken):
-		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(brokenSitemap, "BASE", base)), LastModified)
-	case p == "/sitemap-laughs.xml" && on(SitemapEntities):
-		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(laughsSitemap, "BASE", base)), LastModified)
-	case p == "/sitemap-xxe.xml" && on(SitemapEntities):
-		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(xxeSitemap, "BASE", base)), LastModified)
-	case p == "/sitemap-foreign.xml" && on(SitemapForeign):
-		serveFixed(w, r, http.StatusOK, xml, c.foreign(r.Host), LastModified)
-	case p == "/sub/sitemap.xml" && on(SitemapForeign):
-		body := urlsetOpen + "<url><loc>BASE/sub/a</loc></url>\n<url><loc>BASE/sub/b</loc></url>\n<url><loc>BASE/hidden/0</loc></url>\n" + urlsetClose
-		serveFixed(w, r, http.StatusOK, xml, []byte(strings.ReplaceAll(body, "BASE", base)), LastModified)
 	default:
-		for _, hp := range hostilePaths {
-			if slices.Contains(hp.paths, r.URL.Path) {
-				serveFixed(w, r, http.StatusNotFound, "text/plain; charset=utf-8", []byte("not found: hostile sitemap not chosen\n"), time.Time{})
-				return true
-			}
-		}
 		return false
 	}
 	return true

@@ -19,7 +19,7 @@ func FuzzRead(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
-		f.Add(gz(f, b))
+		f.Add(gz(b))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opt := &Options{MaxBytes: 1 << 16, MaxURLs: 20, MaxProblems: 5}
