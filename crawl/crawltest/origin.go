@@ -19,6 +19,8 @@
 //	/slow/MS          waits MS milliseconds before answering
 //	/weird-headers    garbage Retry-After and RateLimit headers
 //	/softblock        200 with "Please slow down"
+//	/sitemap*.xml ... robots.txt with Sitemap lines, sitemaps, pages only
+//	                  they list, hostile sitemaps: see SitemapConfig
 //	anything else     200 text derived from the path
 //
 // The limits (token bucket and queue) apply to every path except
@@ -85,6 +87,10 @@ type Config struct {
 	// factor use it, where whole seconds would be too long (see
 	// polite-bench). The /status/429 and /status/503 paths keep theirs.
 	OmitRetryAfter bool
+
+	// Sitemap is the sitemap mode, off when nil (a pointer, so that
+	// Config stays comparable).
+	Sitemap *SitemapConfig
 }
 
 // Stats is what an origin counted.
@@ -218,6 +224,9 @@ func (o *Origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if err := o.sleep(ctx, adm.wait+o.cfg.Latency); err != nil {
 		o.canceled()
+		return
+	}
+	if o.serveSitemap(cw, r) {
 		return
 	}
 	rep := o.cfg.route(r.URL)

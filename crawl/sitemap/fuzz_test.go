@@ -1,0 +1,60 @@
+package sitemap
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The seed corpus lives in testdata/fuzz/FuzzRead and the sample files of
+// testdata; `make fuzz` runs the target for a while.
+
+func FuzzRead(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(gz(b))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opt := &Options{MaxBytes: 1 << 16, MaxURLs: 20, MaxProblems: 5}
+		r := Read(bytes.NewReader(data), opt)
+		if r.Bytes > opt.MaxBytes {
+			t.Errorf("read %d bytes, limit %d", r.Bytes, opt.MaxBytes)
+		}
+		if !r.Gzip && r.Bytes != int64(len(data)) && r.Cut == None && r.Kind != Unknown {
+			t.Errorf("read %d of %d bytes without a cut", r.Bytes, len(data))
+		}
+		if r.Listed > opt.MaxURLs || len(r.URLs)+len(r.Sitemaps)+r.Skipped != r.Listed {
+			t.Errorf("listed %d = %d URLs + %d sitemaps + %d skipped?", r.Listed, len(r.URLs), len(r.Sitemaps), r.Skipped)
+		}
+		if len(r.Problems) > opt.MaxProblems || (r.MoreProblems > 0 && len(r.Problems) < opt.MaxProblems) {
+			t.Errorf("%d problems kept and %d more, limit %d", len(r.Problems), r.MoreProblems, opt.MaxProblems)
+		}
+		if (r.Cut == None) != (r.Err() == nil) {
+			t.Errorf("cut %v but Err() = %v", r.Cut, r.Err())
+		}
+		if r.Kind == Index && len(r.URLs) > 0 || r.Kind != Index && len(r.Sitemaps) > 0 {
+			t.Errorf("kind %v with %d URLs and %d sitemaps", r.Kind, len(r.URLs), len(r.Sitemaps))
+		}
+		for _, e := range append(r.URLs, r.Sitemaps...) {
+			if err := checkLoc(e.Loc); err != nil || e.Loc != strings.TrimSpace(e.Loc) {
+				t.Errorf("kept bad URL %q: %v", e.Loc, err)
+			}
+			if e.Priority < 0 || e.Priority > 1 {
+				t.Errorf("%s: priority %v", e.Loc, e.Priority)
+			}
+			if e.LastMod.IsZero() != e.LastModUntil.IsZero() || e.LastModUntil.Before(e.LastMod) {
+				t.Errorf("%s: lastmod %v until %v", e.Loc, e.LastMod, e.LastModUntil)
+			}
+			if err := CheckURL(e.Loc, Listed{Sitemap: "http://a.example/sitemap.xml"}, nil); err != nil && !strings.Contains(err.Error(), "listed in") {
+				t.Errorf("%s: CheckURL refuses a kept URL as %v", e.Loc, err)
+			}
+		}
+	})
+}
