@@ -13,7 +13,7 @@ import (
 )
 
 // leaseSQL takes up to $5 entries of job $1 (of host $2 when it is not
-// ''), that are due ($3 now, or NULL for the server's clock): queued ones
+// ”), that are due ($3 now, or NULL for the server's clock): queued ones
 // whose next_at has come, and in-flight ones whose lease ran out (a worker
 // that died). Rows another transaction is taking are skipped, not waited
 // for, so workers leasing at once get disjoint entries. They become in

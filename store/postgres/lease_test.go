@@ -35,6 +35,7 @@ func register(t *testing.T, db *DB, name string) int64 {
 // Workers leasing at once, each on its own connections, get disjoint
 // entries, and together they finish the job with every entry done once.
 func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	const workers, entries = 4, 300
@@ -90,6 +91,7 @@ func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
 // out another worker takes them, and the dead one's late results are
 // refused.
 func TestLeaseOfAKilledWorkerComesBack(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
@@ -141,6 +143,7 @@ func ids(es []store.Entry) []int64 {
 }
 
 func TestLeaseRules(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	db := mustOpen(t, u, clock)
@@ -198,6 +201,7 @@ func TestLeaseRules(t *testing.T) {
 }
 
 func TestRenewKeepsALiveWorkersLease(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
@@ -227,6 +231,7 @@ func TestRenewKeepsALiveWorkersLease(t *testing.T) {
 // Prepare requeues what a dead run left in flight, not what a live worker
 // holds.
 func TestPrepareLeavesLiveLeases(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	db := mustOpen(t, u, clock)

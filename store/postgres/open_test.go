@@ -47,6 +47,7 @@ func TestOpenUnreachableNamesServerAndCreatesNoFile(t *testing.T) {
 }
 
 func TestOpenBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, url, want string
 	}{
@@ -65,6 +66,7 @@ func TestOpenBadInput(t *testing.T) {
 }
 
 func TestOpenRefusingServerNamesIt(t *testing.T) {
+	t.Parallel()
 	base := serverURL(t)
 	cfg, err := pgx.ParseConfig(base)
 	if err != nil {
@@ -79,6 +81,7 @@ func TestOpenRefusingServerNamesIt(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	// Workers starting at once on a new database build the schema once.
 	var wg sync.WaitGroup
@@ -118,6 +121,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestMigrateRefusesForeignSchema(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, setup, want string
 	}{

@@ -14,6 +14,7 @@ import (
 // tick of a shared clock: at most one wins per tick, and no two claims
 // are closer than the delay.
 func TestClaimPaceConcurrentWorkersKeepTheDelay(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	const workers = 6
@@ -69,6 +70,7 @@ func TestClaimPaceConcurrentWorkersKeepTheDelay(t *testing.T) {
 // claim until each has had its share; the server's own timestamps of the
 // claims are never closer than the delay.
 func TestClaimPaceServerClock(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	const workers, each = 5, 3
 	delay := 4 * time.Millisecond
@@ -112,6 +114,7 @@ func TestClaimPaceServerClock(t *testing.T) {
 // A hold one worker learns (a Retry-After) binds every worker, with its
 // reason; holds only lengthen; a state saved with a hold holds too.
 func TestHoldBindsEveryWorker(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	clock := newClock()
 	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
@@ -157,6 +160,7 @@ func TestHoldBindsEveryWorker(t *testing.T) {
 }
 
 func TestClaimPaceHostsAreIndependent(t *testing.T) {
+	t.Parallel()
 	u := newSchema(t)
 	db := mustOpen(t, u, newClock())
 	for i := range 3 {
