@@ -70,7 +70,7 @@ stop() {
 case "${1:-}" in
 start) start "${2:?usage: pgtest.sh start DIR}" ;;
 stop) stop "${2:?usage: pgtest.sh stop DIR}" ;;
-"") sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+"") sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 *)
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/polite-pg.XXXXXX")
 	trap 'stop "$dir"' EXIT
