@@ -1,0 +1,298 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/store"
+)
+
+const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+
+const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+
+// enqueueRows is how many entries one INSERT carries (18 parameters each,
+// far below PostgreSQL's 65535).
+const enqueueRows = 256
+
+// Enqueue adds entries that the job does not have yet (by URL) and returns
+// how many were new, as store.DB.Enqueue.
+func (db *DB) Enqueue(job string, es []store.Entry) (int, error) {
+	if job == "" {
+		return 0, errors.New("enqueue: no job")
+	}
+	if len(es) == 0 {
+		return 0, nil
+	}
+	n := 0
+	err := db.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		n, err = enqueue(ctx, tx, job, es)
+		return err
+	})
+	return n, err
+}
+
+func enqueue(ctx context.Context, tx pgx.Tx, job string, es []store.Entry) (int, error) {
+	added := 0
+	for len(es) > 0 {
+		chunk := es[:min(len(es), enqueueRows)]
+		es = es[len(chunk):]
+		args := make([]any, 0, 18*len(chunk))
+		rows := make([]string, len(chunk))
+		for i, e := range chunk {
+			if e.State == "" {
+				e.State = store.Queued
+			}
+			if err := checkEntry(e); err != nil {
+				return 0, err
+			}
+			ph := make([]string, 18)
+			for j := range ph {
+				ph[j] = fmt.Sprintf("$%d", len(args)+j+1)
+			}
+			rows[i] = "(" + strings.Join(ph, ", ") + ")"
+			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
+				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
+				e.File, e.SHA256, e.Bytes)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO frontier (`+enqueueColumns+`) VALUES `+
+			strings.Join(rows, ", ")+` ON CONFLICT (job, url) DO NOTHING`, args...)
+		if err != nil {
+			return 0, fmt.Errorf("%s...: %w", chunk[0].URL, err)
+		}
+		added += int(tag.RowsAffected())
+	}
+	return added, nil
+}
+
+// checkEntry refuses an entry the frontier could never schedule.
+func checkEntry(e store.Entry) error {
+	switch e.State {
+	case store.Queued, store.InFlight, store.Done, store.NotModified, store.Excluded, store.Deferred, store.Dead:
+	default:
+		return fmt.Errorf("entry %s: unknown state %q", e.URL, e.State)
+	}
+	switch {
+	case e.URL == "":
+		return errors.New("entry without a url")
+	case e.Host == "":
+		return fmt.Errorf("entry %s without a host", e.URL)
+	case e.Host != strings.ToLower(e.Host):
+		return fmt.Errorf("entry %s: host %q is not lowercased", e.URL, e.Host)
+	}
+	return nil
+}
+
+// Prepare readies a job for a new run, as store.DB.Prepare, except that
+// in-flight entries become queued only when their lease has run out: the
+// entries other live workers are fetching stay theirs.
+func (db *DB) Prepare(job string, refreshBefore time.Time) error {
+	return db.write("prepare job "+job, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
+			WHERE job = $1 AND (state IN ('deferred', 'excluded')
+				OR (state = 'in-flight' AND lease_until <= `+sqlNow("$2")+`))`, job, db.nowArg())
+		if err != nil || refreshBefore.IsZero() {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE frontier SET state = 'queued', attempts = 0
+			WHERE job = $1 AND state IN ('done', 'not-modified') AND fetched_at < $2`,
+			job, toNanos(refreshBefore))
+		return err
+	})
+}
+
+// QueuedHosts returns every host of the job with queued entries, sorted by
+// host.
+func (db *DB) QueuedHosts(job string) ([]store.HostQueue, error) {
+	var hs []store.HostQueue
+	err := db.read("list queued hosts of "+job, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT host, COUNT(*), MIN(next_at) FROM frontier
+			WHERE job = $1 AND state = 'queued' GROUP BY host ORDER BY host`, job)
+		if err != nil {
+			return err
+		}
+		hs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.HostQueue, error) {
+			var (
+				h    store.HostQueue
+				next int64
+			)
+			err := r.Scan(&h.Host, &h.Queued, &next)
+			h.NextAt = fromNanos(next)
+			return h, err
+		})
+		return err
+	})
+	return hs, err
+}
+
+// updateSQL writes back an entry ($1..$16 the fields, $17 id, or $17 job
+// and $18 url), ending any lease unless it stays in flight.
+const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
+	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
+	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
+	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
+	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
+
+// Update writes back the entries in one transaction, as store.DB.Update,
+// whoever holds their lease.
+func (db *DB) Update(es []store.Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	return db.write("update entries", func(ctx context.Context, tx pgx.Tx) error {
+		_, err := update(ctx, tx, es, 0)
+		return err
+	})
+}
+
+// update writes back es. With a worker (not 0), an entry is written only
+// while that worker holds its lease, and the ids of the others are
+// returned; without, a missing entry is store.ErrNotFound.
+func update(ctx context.Context, tx pgx.Tx, es []store.Entry, worker int64) ([]int64, error) {
+	var lost []int64
+	for _, e := range es {
+		if err := checkEntry(e); err != nil {
+			return nil, err
+		}
+		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
+			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
+			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes}
+		q := updateSQL + `WHERE id = $17`
+		switch {
+		case worker != 0:
+			q += ` AND state = 'in-flight' AND lease_owner = $18`
+			args = append(args, e.ID, worker)
+		case e.ID != 0:
+			args = append(args, e.ID)
+		default:
+			q = updateSQL + `WHERE job = $17 AND url = $18`
+			args = append(args, e.Job, e.URL)
+		}
+		tag, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.URL, err)
+		}
+		if tag.RowsAffected() > 0 {
+			continue
+		}
+		if worker == 0 {
+			return nil, fmt.Errorf("%s: %w", e.URL, store.ErrNotFound)
+		}
+		lost = append(lost, e.ID)
+	}
+	return lost, nil
+}
+
+// Record writes one batch of a crawl's progress in one transaction, as
+// store.DB.Record: new entries, changed entries (whoever holds their
+// lease) and fetch records. It returns how many new entries were added.
+func (db *DB) Record(job string, added, changed []store.Entry, fetches []store.Fetch) (int, error) {
+	n, _, err := db.record("record progress", job, 0, added, changed, fetches)
+	return n, err
+}
+
+func (db *DB) record(op, job string, worker int64, added, changed []store.Entry, fetches []store.Fetch) (int, []int64, error) {
+	if len(added)+len(changed)+len(fetches) == 0 {
+		return 0, nil, nil
+	}
+	var (
+		n    int
+		lost []int64
+	)
+	err := db.write(op, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		if len(added) > 0 {
+			if n, err = enqueue(ctx, tx, job, added); err != nil {
+				return err
+			}
+		}
+		if len(changed) > 0 {
+			if lost, err = update(ctx, tx, changed, worker); err != nil {
+				return err
+			}
+		}
+		return addFetches(ctx, tx, fetches)
+	})
+	return n, lost, err
+}
+
+// Counts returns how many entries of the job are in each state. States
+// without entries are absent.
+func (db *DB) Counts(job string) (map[store.State]int, error) {
+	m := make(map[store.State]int)
+	err := db.read("count entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT state, COUNT(*) FROM frontier WHERE job = $1 GROUP BY state`, job)
+		if err != nil {
+			return err
+		}
+		var (
+			s string
+			n int
+		)
+		_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { m[store.State(s)] = n; return nil })
+		return err
+	})
+	return m, err
+}
+
+// Entries returns the job's entries in a state, oldest first (limit 0: all).
+func (db *DB) Entries(job string, s store.State, limit int) ([]store.Entry, error) {
+	var es []store.Entry
+	err := db.read(fmt.Sprintf("list %s entries of %s", s, job), func(ctx context.Context, tx pgx.Tx) error {
+		q := `SELECT ` + entryColumns + ` FROM frontier WHERE job = $1 AND state = $2 ORDER BY id`
+		args := []any{job, string(s)}
+		if limit > 0 {
+			q += ` LIMIT $3`
+			args = append(args, limit)
+		}
+		var err error
+		es, err = queryEntries(ctx, tx, q, args...)
+		return err
+	})
+	return es, err
+}
+
+// Get returns the job's entry for a URL; store.ErrNotFound if there is none.
+func (db *DB) Get(job, url string) (store.Entry, error) {
+	var es []store.Entry
+	err := db.read("get entry "+url, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		es, err = queryEntries(ctx, tx, `SELECT `+entryColumns+` FROM frontier WHERE job = $1 AND url = $2`, job, url)
+		return err
+	})
+	if err != nil {
+		return store.Entry{}, err
+	}
+	if len(es) == 0 {
+		return store.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, store.ErrNotFound)
+	}
+	return es[0], nil
+}
+
+// queryEntries runs q, which selects entryColumns.
+func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]store.Entry, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
+		var (
+			e             store.Entry
+			state         string
+			next, fetched int64
+		)
+		err := r.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
+			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
+			&fetched, &e.File, &e.SHA256, &e.Bytes)
+		e.State, e.NextAt, e.FetchedAt = store.State(state), fromNanos(next), fromNanos(fetched)
+		return e, err
+	})
+}

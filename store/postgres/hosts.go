@@ -1,0 +1,209 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
+)
+
+var _ pace.StateStore = (*DB)(nil)
+
+// --- learned pace state (shared by every worker) ---
+
+const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until`
+
+// Load returns the stored pace state of host.
+func (db *DB) Load(host string) (pace.State, bool, error) {
+	var (
+		st    pace.State
+		found bool
+	)
+	err := db.read("load pace state "+host, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		st, err = scanState(tx.QueryRow(ctx, `SELECT `+stateColumns+` FROM host_state WHERE host = $1`, host))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	return st, found, err
+}
+
+// Save stores a host's pace state at once (one transaction).
+func (db *DB) Save(st pace.State) error {
+	return db.SaveAll([]pace.State{st})
+}
+
+// SaveAll stores many states in one transaction. A state's HoldUntil also
+// holds the host for every worker (see Hold), with LastSignal as reason.
+func (db *DB) SaveAll(sts []pace.State) error {
+	if len(sts) == 0 {
+		return nil
+	}
+	for _, st := range sts {
+		if st.Host == "" {
+			return errors.New("save pace state: no host")
+		}
+	}
+	return db.write("save pace state", func(ctx context.Context, tx pgx.Tx) error {
+		for _, st := range sts {
+			_, err := tx.Exec(ctx, `INSERT INTO host_state (`+stateColumns+`)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				ON CONFLICT (host) DO UPDATE SET
+					delay_ns = excluded.delay_ns, set_at = excluded.set_at,
+					baseline_ns = excluded.baseline_ns,
+					congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
+					last_signal = excluded.last_signal,
+					floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
+					hold_until = excluded.hold_until`,
+				st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
+				int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
+				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil))
+			if err != nil {
+				return err
+			}
+			if !st.HoldUntil.IsZero() {
+				if err := hold(ctx, tx, st.Host, st.HoldUntil, st.LastSignal); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// States returns every stored pace state, sorted by host.
+func (db *DB) States() ([]pace.State, error) {
+	var sts []pace.State
+	err := db.read("list pace states", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT `+stateColumns+` FROM host_state ORDER BY host`)
+		if err != nil {
+			return err
+		}
+		sts, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (pace.State, error) { return scanState(r) })
+		return err
+	})
+	return sts, err
+}
+
+func scanState(s pgx.Row) (pace.State, error) {
+	var (
+		st                                         pace.State
+		delay, setAt, base, cDelay, cAt, flo, hold int64
+		source                                     string
+	)
+	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold)
+	if err != nil {
+		return pace.State{}, err
+	}
+	st.Delay = time.Duration(delay)
+	st.SetAt = fromNanos(setAt)
+	st.Baseline = time.Duration(base)
+	st.CongestionDelay = time.Duration(cDelay)
+	st.CongestionAt = fromNanos(cAt)
+	st.Floor = time.Duration(flo)
+	st.FloorSource = pace.FloorSource(source)
+	st.HoldUntil = fromNanos(hold)
+	return st, nil
+}
+
+// Forget drops what was learned about the hosts (pace state, claims and
+// holds, robots.txt copy) and returns how many hosts were known, that is
+// had a pace state or a robots.txt copy. No hosts means all of them.
+// Hosts are matched case-insensitively.
+func (db *DB) Forget(hosts ...string) (int, error) {
+	n := 0
+	err := db.write("forget hosts", func(ctx context.Context, tx pgx.Tx) error {
+		var list []string // nil: every host
+		if len(hosts) > 0 {
+			list = make([]string, len(hosts))
+			for i, h := range hosts {
+				list[i] = strings.ToLower(h)
+			}
+		}
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots) AS known
+			WHERE $1::text[] IS NULL OR host = ANY($1)`, list).Scan(&n)
+		if err != nil {
+			return err
+		}
+		for _, t := range []string{"host_state", "host_pace", "robots"} {
+			if _, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE $1::text[] IS NULL OR host = ANY($1)`, list); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// --- robots.txt cache (shared: fetched once for every worker) ---
+
+// Robots returns the stored robots.txt copy of host; the caller judges
+// its age by FetchedAt and Expires.
+func (db *DB) Robots(host string) (store.RobotsCopy, bool, error) {
+	var (
+		c     store.RobotsCopy
+		found bool
+	)
+	err := db.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
+		var fetched, until int64
+		err := tx.QueryRow(ctx, `SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = $1`, host).
+			Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+		found = err == nil
+		return err
+	})
+	return c, found, err
+}
+
+// PutRobots stores a robots.txt copy, replacing the old one.
+func (db *DB) PutRobots(c store.RobotsCopy) error {
+	if c.Host == "" {
+		return errors.New("store robots.txt copy: no host")
+	}
+	body := c.Body
+	if body == nil {
+		body = []byte{}
+	}
+	return db.write("store robots.txt copy "+c.Host, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
+				fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+			c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires))
+		return err
+	})
+}
+
+// RobotsCopies returns every stored copy without bodies (for status),
+// sorted by host.
+func (db *DB) RobotsCopies() ([]store.RobotsCopy, error) {
+	var cs []store.RobotsCopy
+	err := db.read("list robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT host, status, fetched_at, expires_at FROM robots ORDER BY host`)
+		if err != nil {
+			return err
+		}
+		cs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.RobotsCopy, error) {
+			var (
+				c              store.RobotsCopy
+				fetched, until int64
+			)
+			err := r.Scan(&c.Host, &c.Status, &fetched, &until)
+			c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+			return c, err
+		})
+		return err
+	})
+	return cs, err
+}

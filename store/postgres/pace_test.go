@@ -1,0 +1,175 @@
+package postgres
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/pace"
+)
+
+// Workers on their own connections race for one host's claim at every
+// tick of a shared clock: at most one wins per tick, and no two claims
+// are closer than the delay.
+func TestClaimPaceConcurrentWorkersKeepTheDelay(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	clock := newClock()
+	const workers = 6
+	delay := 1000 * time.Millisecond
+	dbs := make([]*DB, workers)
+	for i := range dbs {
+		dbs[i] = mustOpen(t, u, clock)
+	}
+	var claims []time.Time
+	for tick := range 40 {
+		var (
+			mu  sync.Mutex
+			won []int
+			wg  sync.WaitGroup
+		)
+		for w, db := range dbs {
+			wg.Go(func() {
+				c, err := db.ClaimPace("api.test", int64(w+1), delay)
+				if err != nil {
+					t.Errorf("tick %d worker %d: %v", tick, w, err)
+					return
+				}
+				if !c.OK && (c.Wait() <= 0 || c.Wait() > delay) {
+					t.Errorf("tick %d worker %d: refused with wait %s, want within (0, %s]", tick, w, c.Wait(), delay)
+				}
+				if c.OK {
+					mu.Lock()
+					won = append(won, w)
+					claims = append(claims, c.At)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(won) > 1 {
+			t.Errorf("tick %d: workers %v all claimed the host", tick, won)
+		}
+		clock.Advance(300 * time.Millisecond) // 0.3s ticks: a claim every 4th tick
+	}
+	slices.SortFunc(claims, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(claims); i++ {
+		if gap := claims[i].Sub(claims[i-1]); gap < delay {
+			t.Errorf("claims %d and %d %s apart, want at least %s", i-1, i, gap, delay)
+		}
+	}
+	// Ticks at 0, 0.3, ..., 11.7 s: a claim at 0, 1.2, 2.4, ... 10.8.
+	if want := 10; len(claims) != want {
+		t.Errorf("%d claims in 40 ticks, want %d", len(claims), want)
+	}
+}
+
+// The same on the server's clock, with real time passing: N goroutines
+// claim until each has had its share; the server's own timestamps of the
+// claims are never closer than the delay.
+func TestClaimPaceServerClock(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	const workers, each = 5, 3
+	delay := 4 * time.Millisecond
+	var (
+		mu     sync.Mutex
+		claims []time.Time
+		wg     sync.WaitGroup
+	)
+	for w := range workers {
+		db := mustOpen(t, u, nil)
+		wg.Go(func() {
+			for got := 0; got < each; {
+				c, err := db.ClaimPace("api.test", int64(w+1), delay)
+				if err != nil {
+					t.Errorf("worker %d: %v", w, err)
+					return
+				}
+				if !c.OK {
+					time.Sleep(c.Wait())
+					continue
+				}
+				got++
+				mu.Lock()
+				claims = append(claims, c.At)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(claims, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(claims); i++ {
+		if gap := claims[i].Sub(claims[i-1]); gap < delay {
+			t.Errorf("claims %d and %d %s apart, want at least %s", i-1, i, gap, delay)
+		}
+	}
+	if len(claims) != workers*each {
+		t.Errorf("%d claims, want %d", len(claims), workers*each)
+	}
+}
+
+// A hold one worker learns (a Retry-After) binds every worker, with its
+// reason; holds only lengthen; a state saved with a hold holds too.
+func TestHoldBindsEveryWorker(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	clock := newClock()
+	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
+	steps := []struct {
+		name     string
+		do       func() error
+		advance  time.Duration
+		ok       bool
+		wait     time.Duration
+		reason   string
+		holds    int
+		holdHost string
+	}{
+		{name: "first claim", do: nil, ok: true},
+		{name: "a is held by a 429 for 2m", do: func() error { return a.Hold("api.test", t0.Add(2*time.Minute), "429 Retry-After") },
+			wait: 2 * time.Minute, reason: "429 Retry-After", holds: 1},
+		{name: "a shorter hold does not shorten it", do: func() error { return a.Hold("api.test", t0.Add(time.Minute), "503") },
+			advance: 30 * time.Second, wait: 90 * time.Second, reason: "429 Retry-After", holds: 1},
+		{name: "the hold ends", advance: 90 * time.Second, ok: true},
+		{name: "a saved state's hold binds b", do: func() error {
+			return a.Save(pace.State{Host: "api.test", Delay: time.Second, SetAt: t0, LastSignal: "503", HoldUntil: t0.Add(10 * time.Minute)})
+		}, advance: time.Second, wait: 7*time.Minute + 59*time.Second, reason: "503", holds: 1},
+	}
+	for _, s := range steps {
+		clock.Advance(s.advance)
+		if s.do != nil {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+		}
+		c, err := b.ClaimPace("api.test", 2, time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if c.OK != s.ok || c.Wait() != s.wait || c.Hold != s.reason {
+			t.Errorf("%s: claim OK %v wait %s hold %q; want %v, %s, %q", s.name, c.OK, c.Wait(), c.Hold, s.ok, s.wait, s.reason)
+		}
+		hs, err := b.Holds()
+		if err != nil || len(hs) != s.holds {
+			t.Errorf("%s: Holds = %v, %v; want %d", s.name, hs, err, s.holds)
+		}
+	}
+}
+
+func TestClaimPaceHostsAreIndependent(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	db := mustOpen(t, u, newClock())
+	for i := range 3 {
+		h := fmt.Sprintf("h%d.test", i)
+		if c, err := db.ClaimPace(h, 1, time.Hour); err != nil || !c.OK {
+			t.Errorf("first claim of %s: %+v, %v; want OK", h, c, err)
+		}
+	}
+	if _, err := db.ClaimPace("", 1, time.Second); err == nil {
+		t.Error("ClaimPace without a host: no error")
+	}
+}

@@ -1,0 +1,194 @@
+// Package postgres keeps polite's store in a PostgreSQL database, so that
+// several crawl workers, on one machine or many, share one frontier (leased
+// with FOR UPDATE SKIP LOCKED), one pace per host (claimed with one atomic
+// UPDATE ... RETURNING), one robots.txt cache and one list of runs.
+//
+// Its tables mean what the SQLite store's mean (see store/schema.go), and
+// its methods have the names and signatures of store.DB's where one exists;
+// it adds what only several workers need: leases, pace claims, holds and a
+// registry of live workers.
+//
+// Open a database with Open. A *DB is safe for concurrent use: it holds a
+// pool of connections, and each exported method is one transaction.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is an open polite database on a PostgreSQL server. It is safe for
+// concurrent use. The zero value is not usable: get one from Open, and
+// Close it when done.
+type DB struct {
+	// Now is the store's clock for leases, pace claims and heartbeats. Nil
+	// means the server's clock, so that workers on several machines judge
+	// time by one clock; tests set a fake one.
+	Now func() time.Time
+	// Timeout bounds each method, so that a lost server is an error and
+	// not a hang; 0 means DefaultTimeout.
+	Timeout time.Duration
+
+	pool   *pgxpool.Pool
+	server string // host:port, for errors
+}
+
+// DefaultTimeout bounds each method when DB.Timeout is 0.
+const DefaultTimeout = 30 * time.Second
+
+// connectTimeout bounds the dial of each connection when the URL sets none.
+const connectTimeout = 10 * time.Second
+
+// IsURL reports whether s names a PostgreSQL database (postgres:// or
+// postgresql://) rather than a SQLite file.
+func IsURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// Open connects to the database at url (postgres://user@host:port/db?...),
+// checks that the server answers and migrates the schema, in the schema
+// that the connection's search_path selects. It creates no file. An
+// unreachable or refusing server is an error naming host:port.
+func Open(ctx context.Context, url string) (*DB, error) {
+	if !IsURL(url) {
+		return nil, fmt.Errorf("open db: %q is not a postgres:// or postgresql:// URL", redact(url))
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open db: bad PostgreSQL URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	db := &DB{server: serverName(cfg.ConnConfig)}
+	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", db.server, err)
+	}
+	if err := db.pool.Ping(ctx); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("open db: PostgreSQL %s unreachable or refusing: %w", db.server, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", db.server, err)
+	}
+	return db, nil
+}
+
+// serverName is host:port/database of a connection, without user or
+// password.
+func serverName(c *pgx.ConnConfig) string {
+	hp := c.Host
+	if !strings.HasPrefix(hp, "/") {
+		hp = net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))
+	}
+	return hp + "/" + c.Database
+}
+
+// redact hides the password of a URL-looking string.
+func redact(s string) string {
+	at := strings.LastIndex(s, "@")
+	i := strings.Index(s, "://")
+	if at < 0 || i < 0 || at < i {
+		return s
+	}
+	if c := strings.Index(s[i+3:at], ":"); c >= 0 {
+		return s[:i+3+c] + ":xxxxx" + s[at:]
+	}
+	return s
+}
+
+// Close closes the pool's connections.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Server is the host:port/database the store talks to (no credentials).
+func (db *DB) Server() string { return db.server }
+
+// Path is Server, named as store.DB's for a caller that prints where the
+// database lives.
+func (db *DB) Path() string { return "postgres://" + db.server }
+
+func (db *DB) timeout() time.Duration {
+	if db.Timeout > 0 {
+		return db.Timeout
+	}
+	return DefaultTimeout
+}
+
+// write runs fn in one read-write transaction, committed when fn returns
+// nil and rolled back otherwise; errors are wrapped with op.
+func (db *DB) write(op string, fn func(context.Context, pgx.Tx) error) error {
+	return db.inTx(op, pgx.TxOptions{}, fn)
+}
+
+// read runs fn in one read-only transaction.
+func (db *DB) read(op string, fn func(context.Context, pgx.Tx) error) error {
+	return db.inTx(op, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (db *DB) inTx(op string, o pgx.TxOptions, fn func(context.Context, pgx.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), db.timeout())
+	defer cancel()
+	err := pgx.BeginTxFunc(ctx, db.pool, o, func(tx pgx.Tx) error { return fn(ctx, tx) })
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s: PostgreSQL %s did not answer within %s: %w", op, db.server, db.timeout(), err)
+		}
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+// nowArg is the store's clock as a query argument: unix nanoseconds, or
+// NULL for the server's clock (see sqlNow).
+func (db *DB) nowArg() any {
+	if db.Now == nil {
+		return nil
+	}
+	return toNanos(db.Now())
+}
+
+// localNow is the store's clock read here, for methods that take an
+// optional time (a zero at) as store.DB's do.
+func (db *DB) localNow() time.Time {
+	if db.Now != nil {
+		return db.Now()
+	}
+	return time.Now()
+}
+
+// sqlNow turns the argument it wraps (from nowArg) into unix nanoseconds,
+// reading the server's clock when it is NULL.
+func sqlNow(param string) string {
+	return `COALESCE(` + param + `::bigint, (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint)`
+}
+
+// Times are stored as BIGINT unix nanoseconds in UTC, the zero time as 0;
+// durations as BIGINT nanoseconds, as in the SQLite store.
+
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

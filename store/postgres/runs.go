@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/store"
+)
+
+// BeginRun records the start of a run of job. A zero at means the store's
+// clock.
+func (db *DB) BeginRun(job string, at time.Time) (store.Run, error) {
+	if at.IsZero() {
+		at = db.localNow()
+	}
+	r := store.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
+	err := db.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
+			job, toNanos(at)).Scan(&r.ID)
+	})
+	if err != nil {
+		return store.Run{}, err
+	}
+	return r, nil
+}
+
+// EndRun records the end of a run with its report. An unknown id is
+// store.ErrNotFound. A zero at means the store's clock.
+func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
+	if at.IsZero() {
+		at = db.localNow()
+	}
+	return db.write(fmt.Sprintf("end run %d", id), func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE runs SET ended_at = $1, exit_code = $2, summary = $3, report = $4 WHERE id = $5`,
+			toNanos(at), exitCode, summary, report, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = store.ErrNotFound
+		}
+		return err
+	})
+}
+
+const runColumns = `id, job, started_at, ended_at, exit_code, summary`
+
+// Runs returns the newest runs first, at most limit (0: all), without
+// their reports.
+func (db *DB) Runs(limit int) ([]store.Run, error) {
+	var rs []store.Run
+	err := db.read("list runs", func(ctx context.Context, tx pgx.Tx) error {
+		q := `SELECT ` + runColumns + `, NULL::bytea FROM runs ORDER BY id DESC`
+		args := []any{}
+		if limit > 0 {
+			q += ` LIMIT $1`
+			args = append(args, limit)
+		}
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		rs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Run, error) { return scanRun(r) })
+		return err
+	})
+	return rs, err
+}
+
+// GetRun returns one run with its report; store.ErrNotFound if there is
+// none.
+func (db *DB) GetRun(id int64) (store.Run, error) {
+	var r store.Run
+	err := db.read(fmt.Sprintf("get run %d", id), func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report FROM runs WHERE id = $1`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return r, err
+}
+
+func scanRun(s pgx.Row) (store.Run, error) {
+	var (
+		r            store.Run
+		started, end int64
+	)
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
+		return store.Run{}, err
+	}
+	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	return r, nil
+}
+
+// AddFetches records fetches in one transaction. Each must name a run that
+// BeginRun recorded.
+func (db *DB) AddFetches(fs []store.Fetch) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	return db.write("record fetches", func(ctx context.Context, tx pgx.Tx) error {
+		return addFetches(ctx, tx, fs)
+	})
+}
+
+func addFetches(ctx context.Context, tx pgx.Tx, fs []store.Fetch) error {
+	for _, f := range fs {
+		_, err := tx.Exec(ctx, `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
+			bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			f.RunID, f.URL, f.Host, f.Status, f.Reason, f.File, f.SHA256,
+			f.Bytes, f.ContentType, toNanos(f.FetchedAt), int64(f.Latency), f.Attempts, int64(f.Delay))
+		if err != nil {
+			return fmt.Errorf("fetch of %s in run %d: %w", f.URL, f.RunID, err)
+		}
+	}
+	return nil
+}
+
+// Fetches returns the fetches of a run in the order they were made.
+func (db *DB) Fetches(runID int64) ([]store.Fetch, error) {
+	var fs []store.Fetch
+	err := db.read(fmt.Sprintf("list fetches of run %d", runID), func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT run_id, url, host, status, reason, file, sha256, bytes,
+			content_type, fetched_at, latency_ns, attempts, delay_ns
+			FROM fetches WHERE run_id = $1 ORDER BY fetched_at, id`, runID)
+		if err != nil {
+			return err
+		}
+		fs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Fetch, error) {
+			var (
+				f                  store.Fetch
+				at, latency, delay int64
+			)
+			err := r.Scan(&f.RunID, &f.URL, &f.Host, &f.Status, &f.Reason, &f.File, &f.SHA256, &f.Bytes,
+				&f.ContentType, &at, &latency, &f.Attempts, &delay)
+			f.FetchedAt, f.Latency, f.Delay = fromNanos(at), time.Duration(latency), time.Duration(delay)
+			return f, err
+		})
+		return err
+	})
+	return fs, err
+}

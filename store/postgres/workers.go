@@ -1,0 +1,97 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/store"
+)
+
+// Worker is one crawl process working a job on this database.
+type Worker struct {
+	ID        int64 // given by Register; the owner of the worker's leases
+	Hostname  string
+	PID       int
+	Job       string
+	Started   time.Time
+	Heartbeat time.Time // last sign of life
+}
+
+// Register records a worker (its Hostname, PID and Job) as started and
+// alive now, and returns it with its ID.
+func (db *DB) Register(w store.Holder) (Worker, error) {
+	out := Worker{Hostname: w.Hostname, PID: w.PID, Job: w.Job}
+	err := db.write("register worker", func(ctx context.Context, tx pgx.Tx) error {
+		var at int64
+		err := tx.QueryRow(ctx, `INSERT INTO workers (hostname, pid, job, started_at, heartbeat_at)
+			SELECT $1, $2, $3, t, t FROM (SELECT `+sqlNow("$4")+` AS t) AS c
+			RETURNING id, started_at`, w.Hostname, w.PID, w.Job, db.nowArg()).Scan(&out.ID, &at)
+		out.Started, out.Heartbeat = fromNanos(at), fromNanos(at)
+		return err
+	})
+	return out, err
+}
+
+// Heartbeat records that the worker is alive now and extends its leases
+// to lease from now (none when lease is 0). A worker that was deregistered
+// (or never registered) is store.ErrNotFound: it should stop.
+func (db *DB) Heartbeat(id int64, lease time.Duration) error {
+	return db.write(fmt.Sprintf("heartbeat of worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE workers SET heartbeat_at = `+sqlNow("$2")+` WHERE id = $1`, id, db.nowArg())
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return store.ErrNotFound
+		}
+		if lease > 0 {
+			_, err = tx.Exec(ctx, `UPDATE frontier SET lease_until = `+sqlNow("$2")+` + $3
+				WHERE state = 'in-flight' AND lease_owner = $1`, id, db.nowArg(), int64(lease))
+		}
+		return err
+	})
+}
+
+// Workers returns the workers whose last heartbeat is within window of
+// now, oldest first (for status).
+func (db *DB) Workers(window time.Duration) ([]Worker, error) {
+	var ws []Worker
+	err := db.read("list workers", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, hostname, pid, job, started_at, heartbeat_at FROM workers
+			WHERE heartbeat_at >= `+sqlNow("$1")+` - $2 ORDER BY id`, db.nowArg(), int64(window))
+		if err != nil {
+			return err
+		}
+		ws, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Worker, error) {
+			var (
+				w         Worker
+				start, hb int64
+			)
+			err := r.Scan(&w.ID, &w.Hostname, &w.PID, &w.Job, &start, &hb)
+			w.Started, w.Heartbeat = fromNanos(start), fromNanos(hb)
+			return w, err
+		})
+		return err
+	})
+	return ws, err
+}
+
+// Deregister removes a worker that stops, and puts the entries it still
+// holds back in the queue for the others. It returns how many.
+func (db *DB) Deregister(id int64) (int, error) {
+	n := 0
+	err := db.write(fmt.Sprintf("deregister worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
+			WHERE state = 'in-flight' AND lease_owner = $1`, id)
+		if err != nil {
+			return err
+		}
+		n = int(tag.RowsAffected())
+		_, err = tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
+		return err
+	})
+	return n, err
+}
