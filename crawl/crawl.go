@@ -46,13 +46,26 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer c.close()
+	// A seed source without a valid seed fails before the run is recorded.
+	seeds, err := c.openSeeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer seeds.close()
 	if err := c.prepare(); err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
 			c.db.EndRun(c.run.ID, c.clock.Now(), ExitFailure, "could not start: "+err.Error(), nil)
 		}
 		return nil, err
 	}
-	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
+	// The seeds stream into the frontier a batch at a time, beating
+	// between batches; a signal stops the loading between two batches.
+	if err := seeds.load(ctx, db, c.start, c.beatEvery(holder)); err != nil {
+		c.endLoad(err)
+		return nil, err
+	}
+	c.rejected = seeds.rejected()
+	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.read(), "new", seeds.added, "out", cfg.OutDir)
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
 	stopBeat := heartbeat(ctx, db, c.clock, holder, c.run.ID, c.log, lost)
@@ -92,6 +105,7 @@ type crawler struct {
 
 	stopReason string
 	fatal      error
+	rejected   []Rejected // the first seed lines skipped, for the report
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -132,21 +146,13 @@ func (c *crawler) close() {
 	c.out.Close()
 }
 
-// prepare starts the run: the run row, the seeds in the frontier, what is
-// due queued again, the manifest opened.
+// prepare starts the run: the run row, what is due queued again, the
+// manifest opened. The seeds enter the frontier after it (seedLoad).
 func (c *crawler) prepare() error {
 	c.start = c.clock.Now()
 	var err error
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
 		return err
-	}
-	es := make([]frontier.Entry, 0, len(c.cfg.Seeds))
-	for _, s := range c.cfg.Seeds {
-		u, err := normalizeURL(s.URL)
-		if err != nil {
-			continue // ReadSeeds already normalised it
-		}
-		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -164,9 +170,6 @@ func (c *crawler) prepare() error {
 		}
 	}
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
-		return err
-	}
-	if _, err := c.db.Enqueue(c.cfg.Job, es); err != nil {
 		return err
 	}
 	c.ledger.runID = c.run.ID
@@ -236,7 +239,7 @@ func (c *crawler) report(end time.Time) *Report {
 		DurationS:    end.Sub(c.start).Seconds(),
 		StopReason:   c.stopReason,
 		BudgetsBound: c.budget.bound,
-		Rejected:     c.cfg.Rejected,
+		Rejected:     c.rejected,
 		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
 	}
