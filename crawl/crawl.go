@@ -55,7 +55,9 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
-	stopBeat := heartbeat(ctx, db, c.clock, holder, c.run.ID, c.log, lost)
+	// The lock's heartbeat is wall time, whatever clock paces the run: the
+	// database judges a silent lock by the wall clock of any machine.
+	stopBeat := heartbeat(ctx, db, realClock{}, holder, c.run.ID, c.log, lost)
 	runErr := (&scheduler{crawler: c}).loop(ctx)
 	stopBeat()
 	rep, err := c.finish(runErr)
