@@ -70,7 +70,7 @@ type HostStats struct {
 	StoredStartS float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
 	DelayEndS    float64 `json:"delay_end_s"`    // aged delay at the end of the run
 	StoredEndS   float64 `json:"stored_end_s"`   // delay as saved at the end of the run
-	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay during the run
+	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
 	FloorS       float64 `json:"floor_s"`
 	FloorSource  string  `json:"floor_source"`
 	WaitS        float64 `json:"wait_s"` // time the host's URLs waited on pacing
@@ -102,10 +102,7 @@ func (h *HostStats) BackedOff() bool {
 }
 
 func (h *HostStats) finish() {
-	h.DelayMaxS = max(h.DelayMaxS, h.DelayStartS)
-	for _, p := range h.Timeline {
-		h.DelayMaxS = max(h.DelayMaxS, p.DelayS)
-	}
+	h.DelayMaxS = highestAfterStart(h)
 	if len(h.latencies) == 0 {
 		return
 	}
