@@ -79,6 +79,8 @@ type HostStats struct {
 	Stopped      string  `json:"stopped"`
 	Timeline     []Point `json:"timeline,omitempty"`
 
+	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
+
 	latencies []time.Duration
 }
 
