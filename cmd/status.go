@@ -142,6 +142,7 @@ type statusDB interface {
 	Runs(limit int) ([]store.Run, error)
 	GetRun(id int64) (store.Run, error)
 	Robots(host string) (store.RobotsCopy, bool, error)
+	Fetches(runID int64) ([]store.Fetch, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run

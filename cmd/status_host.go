@@ -58,6 +58,7 @@ type runStory struct {
 	DelayEndS   float64       `json:"delay_end_s"`
 	Robots      string        `json:"robots"`
 	Stopped     string        `json:"stopped"`
+	From        string        `json:"from"` // report (report.json), or fetches (the fetch records of a run that saved no report)
 	Signals     []storySignal `json:"signals"`
 }
 
@@ -151,6 +152,14 @@ func lastRunOf(db statusDB, host string) (*runStory, error) {
 	}
 	for _, r := range runs {
 		if r.EndedAt.IsZero() {
+			// Still running, or died: no report, but its fetch records.
+			fs, err := db.Fetches(r.ID)
+			if err != nil {
+				return nil, err
+			}
+			if rs := fetchStory(r, host, fs); rs != nil {
+				return rs, nil
+			}
 			continue
 		}
 		full, err := db.GetRun(r.ID)
@@ -182,6 +191,43 @@ func runStoryOf(r store.Run, start time.Time, h *crawl.HostStats) *runStory {
 	if start.IsZero() {
 		start = r.StartedAt
 	}
-	rs.Signals = signalsOf(h, start)
+	rs.Signals, rs.From = signalsOf(h, start), "report"
+	return rs
+}
+
+// fetchStory tells host's share of a run that saved no report (still
+// running, or died) from its fetch records: the refusals and network
+// errors; nil when the run made no request to host.
+func fetchStory(r store.Run, host string, fs []store.Fetch) *runStory {
+	rs := &runStory{ID: r.ID, Job: r.Job, Start: r.StartedAt.UTC(), From: "fetches", Signals: []storySignal{}}
+	for _, f := range fs {
+		if f.Host != host {
+			continue
+		}
+		if rs.Requests == 0 {
+			rs.DelayStartS = f.Delay.Seconds()
+		}
+		rs.Requests++
+		rs.DelayMaxS, rs.DelayEndS = max(rs.DelayMaxS, f.Delay.Seconds()), f.Delay.Seconds()
+		g := storySignal{At: f.FetchedAt.UTC(), AtS: f.FetchedAt.Sub(r.StartedAt).Seconds(), Status: f.Status, DelayS: f.Delay.Seconds()}
+		switch {
+		case f.Status == 429 || f.Status == 503:
+			g.Kind = SignalThrottled
+			if f.Status == 429 {
+				rs.S429++
+			} else {
+				rs.S503++
+			}
+		case f.Status == 0:
+			g.Kind = SignalNetError
+			rs.Errors++
+		default:
+			continue
+		}
+		rs.Signals = append(rs.Signals, g)
+	}
+	if rs.Requests == 0 {
+		return nil
+	}
 	return rs
 }

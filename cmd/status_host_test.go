@@ -196,3 +196,50 @@ func kindStrings(ks []SignalKind) []string {
 	}
 	return s
 }
+
+// A run that saved no report (it died, or still runs) tells its part from
+// its fetch records.
+func TestStatusHostStoryFromFetches(t *testing.T) {
+	db := storyDB(t)
+	run, err := db.BeginRun("calm", fixedNow.Add(-5*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) time.Time { return run.StartedAt.Add(d) }
+	fs := []store.Fetch{
+		{RunID: run.ID, URL: "https://calm.example.net/a", Host: "calm.example.net", Status: 200, FetchedAt: at(time.Second), Delay: 500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://calm.example.net/b", Host: "calm.example.net", Status: 503, FetchedAt: at(2 * time.Second), Delay: 500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://calm.example.net/c", Host: "calm.example.net", Status: 0, Reason: "timeout", FetchedAt: at(4 * time.Second), Delay: 1500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://other.example/x", Host: "other.example", Status: 429, FetchedAt: at(3 * time.Second)},
+	}
+	if err := db.AddFetches(fs); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := runStatus(&b, db, storyOpts("calm.example.net", true)); err != nil {
+		t.Fatal(err)
+	}
+	var got hostStory
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("status --host --json: %v\n%s", err, b.String())
+	}
+	r := got.LastRun
+	if r == nil || r.ID != run.ID || r.From != "fetches" || r.Requests != 3 || r.S503 != 1 || r.Errors != 1 {
+		t.Fatalf("last run %+v, want run %d from its fetches: 3 requests, one 503, one error", r, run.ID)
+	}
+	want := []SignalKind{SignalThrottled, SignalNetError}
+	var kinds []SignalKind
+	for _, s := range r.Signals {
+		kinds = append(kinds, s.Kind)
+	}
+	if strings.Join(kindStrings(kinds), ",") != strings.Join(kindStrings(want), ",") || !r.Signals[0].At.Equal(at(2*time.Second)) {
+		t.Errorf("signals %+v, want a 503 at %v then a network error", r.Signals, at(2*time.Second))
+	}
+	b.Reset()
+	if err := runStatus(&b, db, storyOpts("calm.example.net", false)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "from its fetch records") {
+		t.Errorf("story does not say where its run's signals come from:\n%s", b.String())
+	}
+}

@@ -75,8 +75,12 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 		_, err := fmt.Fprintf(w, "\nno run of the last %d saved a report that names %s\n", storyRuns, s.Host)
 		return err
 	}
-	fmt.Fprintf(w, "\nlast run to touch it: run %d (job %s), %s, ended %s\n", r.ID, r.Job,
-		r.Start.In(loc).Format("2006-01-02 15:04 MST"), ago(now.Sub(r.End)))
+	ended := "ended " + ago(now.Sub(r.End))
+	if r.From == "fetches" {
+		ended = "saved no report (running, or died); from its fetch records"
+	}
+	fmt.Fprintf(w, "\nlast run to touch it: run %d (job %s), %s, %s\n", r.ID, r.Job,
+		r.Start.In(loc).Format("2006-01-02 15:04 MST"), ended)
 	fmt.Fprintf(w, "  %d %s: %d x 429, %d x 503, %d network %s; delay %s -> %s -> %s; robots.txt %s; stopped: %s\n",
 		r.Requests, plural(r.Requests, "request", "requests"), r.S429, r.S503, r.Errors, plural(r.Errors, "error", "errors"),
 		crawl.HumanSeconds(r.DelayStartS), crawl.HumanSeconds(r.DelayMaxS), crawl.HumanSeconds(r.DelayEndS), or(r.Robots, "-"), or(r.Stopped, "-"))
