@@ -185,7 +185,7 @@ func legend(b *strings.Builder, h *HostStats) {
 	item(retryAfter, `<rect x="0" y="-6" width="16" height="12" fill="#fff1c2" stroke="#d4a72c" stroke-width="0.5"/>`, "Retry-After wait", 140)
 	for _, k := range []HoldKind{HoldMarkBreaker, HoldMarkRobotsRetry} {
 		fill, stroke, label := holdStyle(k)
-		item(h.hasHold(k), fmt.Sprintf(`<rect x="0" y="-6" width="16" height="12" fill="%s" stroke="%s" stroke-width="0.5"/>`, fill, stroke), label, 10+7*float64(len(label)))
+		item(h.hasHold(k), fmt.Sprintf(`<rect x="0" y="-6" width="16" height="12" fill="%s" stroke="%s" stroke-width="0.5"/>`, fill, stroke), label, 40+6.5*float64(len(label)))
 	}
 	item(throttled, `<path d="M8 5l-5 -9h10z" fill="#cf222e"/>`, "429 / 503", 100)
 	item(ok, `<circle cx="8" cy="0" r="3" fill="#6e7781"/>`, "response 2xx/3xx", 140)
