@@ -97,10 +97,11 @@ type Point struct {
 func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 
 // BackedOff reports whether the host was asked to slow down during the run:
-// a 429 or 503, a Retry-After, or a delay that rose above both where it
-// started and its floor (a floor raised by robots.txt is not a backoff).
+// a 429 or 503, a Retry-After, or a delay that rose above where it started,
+// or above a low it had come down to, and above its floor (a floor raised
+// by robots.txt is not a backoff).
 func (h *HostStats) BackedOff() bool {
-	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001
+	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001 || roseAfterStart(h)
 }
 
 func (h *HostStats) finish() {

@@ -15,3 +15,17 @@ func highestAfterStart(h *HostStats) float64 {
 	}
 	return hi
 }
+
+// roseAfterStart reports whether the host's delay rose during the run
+// above a low it had come down to, and above its floor: a backoff, though
+// the delay stayed under a high cold start.
+func roseAfterStart(h *HostStats) bool {
+	low := h.DelayStartS
+	for _, p := range h.Timeline {
+		if p.DelayS > low*1.05+0.001 && p.DelayS > h.FloorS*1.05+0.001 {
+			return true
+		}
+		low = min(low, p.DelayS)
+	}
+	return false
+}

@@ -138,6 +138,12 @@ func TestBackedOff(t *testing.T) {
 		{"delay rose on latency", HostStats{DelayStartS: 0.5, DelayMaxS: 2, FloorS: 0.5}, true},
 		{"floor raised by Crawl-delay", HostStats{DelayStartS: 0.5, DelayMaxS: 5, FloorS: 5}, false},
 		{"rounding noise", HostStats{DelayStartS: 0.5, DelayMaxS: 0.501, FloorS: 0.5}, false},
+		{"rose on latency under a cold start", HostStats{DelayStartS: 3, DelayMaxS: 2.15, FloorS: 0.5,
+			Timeline: []Point{{DelayS: 0.7}, {DelayS: 0.7}, {DelayS: 2.15}, {DelayS: 1.6}}}, true},
+		{"came down from a cold start", HostStats{DelayStartS: 3, DelayMaxS: 2, FloorS: 0.5,
+			Timeline: []Point{{DelayS: 2}, {DelayS: 1}, {DelayS: 0.5}}}, false},
+		{"floor raised by Crawl-delay after the cold start", HostStats{DelayStartS: 0.5, DelayMaxS: 5, FloorS: 5,
+			Timeline: []Point{{DelayS: 0.5}, {DelayS: 5}, {DelayS: 5}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
