@@ -124,7 +124,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <dt>highest</dt><dd>the highest gap after the start, once answers came in</dd>
 <dt>at end</dt><dd>the gap when the run ended, aged as the next run will find it</dd>
 <dt>floor (source)</dt><dd>the shortest gap allowed and who set it: default (--floor), floor-host, crawl-delay or request-rate (robots.txt), ratelimit (the host's RateLimit headers)</dd>
-<dt>waited</dt><dd>how long the host's URLs were ready but waited for the host's pace, its holds and robots.txt</dd>
+<dt>waited</dt><dd>how long the host had URLs to fetch but waited for its pace: the delay between requests and any hold (Retry-After, spent quota, breaker)</dd>
 <dt>Retry-After waits</dt><dd>answers that asked polite to wait before the next request</dd>
 <dt>stopped</dt><dd>why the host got no more requests: done, a budget, a deferral to a later run, or the run's end with URLs waiting</dd>
 </dl>{{end}}
