@@ -195,6 +195,40 @@ func TestCLICrawlStatusAndSecondRun(t *testing.T) {
 		t.Errorf("status table lacks the busy host or its stored delay:\n%s", text.stdout)
 	}
 
+	// --host with the busy host's name tells its story: the 429s of the
+	// run, in time order, with RFC 3339 times.
+	r = run(t, "", "status", "--db", db, "--host", busyKey, "--json")
+	var story struct {
+		Host    string `json:"host"`
+		LastRun struct {
+			ID      int64 `json:"id"`
+			Signals []struct {
+				At     time.Time `json:"at"`
+				Kind   string    `json:"kind"`
+				Status int       `json:"status"`
+			} `json:"signals"`
+		} `json:"last_run"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &story); r.code != 0 || err != nil {
+		t.Fatalf("status --host %s --json: exit %d, %v\n%s%s", busyKey, r.code, err, r.stdout, r.stderr)
+	}
+	throttled := 0
+	for i, g := range story.LastRun.Signals {
+		if g.Kind == "throttled" && g.Status == 429 {
+			throttled++
+		}
+		if i > 0 && g.At.Before(story.LastRun.Signals[i-1].At) {
+			t.Errorf("signal %d at %v comes before signal %d", i, g.At, i-1)
+		}
+	}
+	if story.Host != busyKey || story.LastRun.ID != 1 || throttled != busy.Stats().ByStatus[429] {
+		t.Errorf("story of %s, run %d, %d throttled signals; want %s, run 1, %d (the origin's 429s)",
+			story.Host, story.LastRun.ID, throttled, busyKey, busy.Stats().ByStatus[429])
+	}
+	if text := run(t, "", "status", "--db", db, "--host", busyKey); !strings.Contains(text.stdout, "signals, in time order:") {
+		t.Errorf("status --host %s lacks the run's signals:\n%s", busyKey, text.stdout)
+	}
+
 	// A second run starts from the aged delay, not from --start.
 	r = run(t, "", append([]string{"crawl", "--db", db, "--out", out, seedFile}, fast...)...)
 	if r.code != 0 {

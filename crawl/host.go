@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -105,6 +106,8 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 	at := until.UTC().Format(time.RFC3339)
 	switch cause {
 	case causeEarlierRun:
+		until = c.boundEarlierWait(h, now, until)
+		at = until.UTC().Format(time.RFC3339)
 		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
 			return false
 		}
@@ -124,6 +127,31 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true
+}
+
+// boundEarlierWait bounds a wait an earlier run left in the frontier by
+// --max-hold from now: no hold polite sets lasts longer, so a later one
+// (an older polite kept a Retry-After to 2036 or 9999) is cut, once and
+// for good: the host's entries, and its pace state, keep the bound, and
+// the cut is logged.
+func (c *crawler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
+	maxHold := c.cfg.Pace.MaxHold
+	if maxHold <= 0 {
+		maxHold = pace.DefaultConfig().MaxHold
+	}
+	bound := now.Add(maxHold)
+	if !until.After(bound) {
+		return until
+	}
+	if _, err := c.db.BoundWait(c.cfg.Job, h.key, bound); err != nil {
+		c.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
+	}
+	c.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
+	c.saveState(h.key)
+	h.nextAt = bound
+	c.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
+		"note", "bounded by --max-hold "+maxHold.String()+" to "+bound.UTC().Format(time.RFC3339))
+	return bound
 }
 
 // saveState writes one host's pace state at once.

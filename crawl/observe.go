@@ -18,6 +18,9 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	if v.Raised {
 		c.saveState(h.key)
 	}
+	if v.Signal == pace.SignalBreaker {
+		h.stats.markHold(HoldMarkBreaker, c.start, now, v.Hold)
+	}
 	switch {
 	case v.Congestion:
 		h.backingOff = true

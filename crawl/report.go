@@ -70,7 +70,7 @@ type HostStats struct {
 	StoredStartS float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
 	DelayEndS    float64 `json:"delay_end_s"`    // aged delay at the end of the run
 	StoredEndS   float64 `json:"stored_end_s"`   // delay as saved at the end of the run
-	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay during the run
+	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
 	FloorS       float64 `json:"floor_s"`
 	FloorSource  string  `json:"floor_source"`
 	WaitS        float64 `json:"wait_s"` // time the host's URLs waited on pacing
@@ -78,6 +78,8 @@ type HostStats struct {
 	Robots       string  `json:"robots"` // what robots.txt said: "parsed", "none (404)", "unreachable", ...
 	Stopped      string  `json:"stopped"`
 	Timeline     []Point `json:"timeline,omitempty"`
+
+	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
 	latencies []time.Duration
 }
@@ -95,17 +97,15 @@ type Point struct {
 func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 
 // BackedOff reports whether the host was asked to slow down during the run:
-// a 429 or 503, a Retry-After, or a delay that rose above both where it
-// started and its floor (a floor raised by robots.txt is not a backoff).
+// a 429 or 503, a Retry-After, or a delay that rose above where it started,
+// or above a low it had come down to, and above its floor (a floor raised
+// by robots.txt is not a backoff).
 func (h *HostStats) BackedOff() bool {
-	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001
+	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001 || roseAfterStart(h)
 }
 
 func (h *HostStats) finish() {
-	h.DelayMaxS = max(h.DelayMaxS, h.DelayStartS)
-	for _, p := range h.Timeline {
-		h.DelayMaxS = max(h.DelayMaxS, p.DelayS)
-	}
+	h.DelayMaxS = highestAfterStart(h)
 	if len(h.latencies) == 0 {
 		return
 	}

@@ -300,6 +300,16 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 	if d := s.Stats().Disallowed; d != 0 {
 		t.Errorf("origin counted %d disallowed requests, want 0", d)
 	}
+	// The two waits reach the report, for report.html to draw.
+	var waits []crawl.HoldMark
+	for _, m := range rep.Hosts[0].Holds {
+		if m.Kind == crawl.HoldMarkRobotsRetry {
+			waits = append(waits, m)
+		}
+	}
+	if len(waits) != 2 || waits[0].SpanS <= 0 || waits[1].AtS <= waits[0].AtS {
+		t.Errorf("robots.txt retry waits in the report %+v, want two, in time order, each with a span", waits)
+	}
 }
 
 func TestRobotsCacheAcrossRuns(t *testing.T) {

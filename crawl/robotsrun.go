@@ -82,6 +82,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	}
 	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), c.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
+	h.stats.markHold(HoldMarkRobotsRetry, c.start, now, h.robotsWait)
 	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
 	c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
 }

@@ -33,6 +33,8 @@ type Store interface {
 	QueuedHosts(job string) ([]frontier.HostQueue, error)
 	// Take leases up to n entries of host that are due at now, marking them in flight.
 	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
+	// BoundWait brings host's waiting entries due after latest forward to latest, returning how many moved.
+	BoundWait(job, host string, latest time.Time) (int, error)
 	// Record writes one batch in one transaction: new entries, changed (settled) entries, fetches.
 	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
 	// Counts returns how many entries of job are in each state.
