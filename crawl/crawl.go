@@ -138,7 +138,10 @@ func (c *crawler) close() {
 // due queued again, the manifest opened.
 func (c *crawler) prepare() error {
 	c.start = c.clock.Now()
-	var err error
+	last, _, err := c.db.LastRun(c.cfg.Job)
+	if err != nil {
+		return err
+	}
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
 		return err
 	}
@@ -159,7 +162,8 @@ func (c *crawler) prepare() error {
 		return err
 	}
 	refreshBefore := time.Time{}
-	if counts[frontier.Queued]+counts[frontier.InFlight] == 0 {
+	left := counts[frontier.Queued] + counts[frontier.InFlight]
+	if left == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
@@ -168,7 +172,11 @@ func (c *crawler) prepare() error {
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
 		return err
 	}
-	if _, err := c.db.Enqueue(c.cfg.Job, es); err != nil {
+	added, err := c.db.Enqueue(c.cfg.Job, es)
+	if err != nil {
+		return err
+	}
+	if err := c.announcePass(left, added, last.ID); err != nil {
 		return err
 	}
 	c.ledger.runID = c.run.ID
@@ -176,6 +184,24 @@ func (c *crawler) prepare() error {
 		return fmt.Errorf("create manifest: %w", err)
 	}
 	c.hosts.stale = true
+	return nil
+}
+
+// announcePass says in one log line whether the run resumes the pass an
+// earlier run cut short (left URLs were queued or in flight, from run
+// lastRun) or starts a new one, and how many URLs it has queued.
+func (c *crawler) announcePass(left, added int, lastRun int64) error {
+	if left > 0 {
+		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
+			"queued", left, "from_run", lastRun, "new_seeds", added)
+		return nil
+	}
+	counts, err := c.db.Counts(c.cfg.Job)
+	if err != nil {
+		return err
+	}
+	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
+		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
 	return nil
 }
 
