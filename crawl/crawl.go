@@ -180,7 +180,16 @@ func (c *crawler) prepare() error {
 		return err
 	}
 	c.ledger.runID = c.run.ID
-	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
+	// What runs that crashed wrote joins the manifest before this one adds to it.
+	if ids, err := c.out.pendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+		if err == nil {
+			err = c.out.mergeJournals(ids)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
 		return fmt.Errorf("create manifest: %w", err)
 	}
 	c.hosts.stale = true
@@ -230,16 +239,15 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	flushErr = errors.Join(leaveErr, flushErr)
 	saveErr := c.hosts.save()
 
+	manErr := c.ledger.closeManifest()
+	if manErr == nil {
+		manErr = c.out.mergeJournals([]int64{c.run.ID})
+	}
+
 	rep := c.report(end)
 	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := c.out.replace("report.json", func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	})
-	if repErr == nil {
-		repErr = c.out.replace("report.html", func(w io.Writer) error { return rep.WriteHTML(w) })
-	}
+	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
@@ -270,6 +278,7 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
 	}
 	if rep.StopReason == "" {
 		rep.StopReason = "done"

@@ -100,12 +100,13 @@ func typeExt(ct string) string {
 }
 
 // safeHost is a host folder's name: the host and port as a person reads
-// them, every byte outside [A-Za-z0-9.:_-] turned into "_", no leading
+// them ("example.org:8080"; an IPv6 literal with "_" for its "[]:"), every byte outside [A-Za-z0-9.:_-] turned into "_", no leading
 // dot (so never "." or ".."), at most 100 bytes.
 func safeHost(h string) string {
 	b := []byte(h)
+	colon := !strings.HasPrefix(h, "[") // an IPv6 literal keeps none of its "[]:"
 	for i, c := range b {
-		if c != ':' && (!isUnreserved(c) || c == '~') {
+		if (c != ':' || !colon) && (!isUnreserved(c) || c == '~') {
 			b[i] = '_'
 		}
 	}

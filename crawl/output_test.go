@@ -201,7 +201,7 @@ func TestBodyPathNames(t *testing.T) {
 		{"an escaped extension is none", "http://example.org/a.p%2Fdf", "text/plain", "example.org", ".txt", "a.p_2Fdf-"},
 		{"a .part URL is not named like a temporary file", "http://example.org/x.part", "text/html", "example.org", ".html", "x.part-"},
 		{"too long an extension", "http://example.org/a.verylongext", "", "example.org", "", "a.verylongext-"},
-		{"ipv6 host", "http://[::1]:8080/a.txt", "", "_::1_:8080", ".txt", "a-"},
+		{"ipv6 host", "http://[::1]:8080/a.txt", "", "___1__8080", ".txt", "a-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

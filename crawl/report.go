@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -20,7 +21,8 @@ type Report struct {
 	ExitCode     int            `json:"exit_code"`
 	StopReason   string         `json:"stop_reason"`             // "done", "interrupted", or the budget that bound
 	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest and reports are
+	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
+	RunDir       string         `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
 	Totals       Totals         `json:"totals"`
 	Hosts        []*HostStats   `json:"hosts"`
 	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
@@ -160,7 +162,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  rejected seed: %s\n", rj)
 	}
-	if r.OutDir != "" {
+	switch {
+	case r.RunDir != "":
+		fmt.Fprintf(&b, "  details: %s (report.html, report.json); every body: %s\n",
+			r.RunDir, filepath.Join(r.OutDir, manifestName))
+	case r.OutDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json, manifest.jsonl)\n", r.OutDir)
 	}
 	_, err := io.WriteString(w, b.String())
