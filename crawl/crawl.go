@@ -245,7 +245,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 
 	rep := c.report(end)
-	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
+	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
 	t := rep.Totals
@@ -254,11 +254,25 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
 }
 
+// runStop is the stopped value of a host the run's end left with URLs.
+func (c *crawler) runStop() string {
+	switch c.stopReason {
+	case "interrupted":
+		return StopInterrupted
+	case "error":
+		return StopError
+	}
+	return StopBudget
+}
+
 // summary is the report in one line, as the runs table keeps it.
 func (rep *Report) summary() string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if n := len(rep.Unreachable()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s unreachable", n, plural(n, "host", "hosts"))
+	}
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
 	}
@@ -296,9 +310,7 @@ func (c *crawler) report(end time.Time) *Report {
 		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
 		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		if s.Stopped == "" {
-			s.Stopped = h.stopped()
-		}
+		s.Stopped, s.StoppedReason = h.stopped(c.runStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries
