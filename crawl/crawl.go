@@ -294,8 +294,9 @@ func (c *crawler) report(end time.Time) *Report {
 		rep.OutDir = abs
 		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
 	}
+	rep.Stop = c.runStop()
 	if rep.StopReason == "" {
-		rep.StopReason = "done"
+		rep.StopReason, rep.Stop = "done", StopDone
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {

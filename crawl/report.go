@@ -19,7 +19,8 @@ type Report struct {
 	End          time.Time      `json:"end"`
 	DurationS    float64        `json:"duration_s"`
 	ExitCode     int            `json:"exit_code"`
-	StopReason   string         `json:"stop_reason"`             // "done", "interrupted", or the budget that bound
+	Stop         string         `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
+	StopReason   string         `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
 	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
 	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
 	RunDir       string         `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
