@@ -69,7 +69,9 @@ type runJSON struct {
 // can give reports.
 func runsJSON(db runsDB, rs []runRow) ([]runJSON, error) {
 	out := make([]runJSON, 0, len(rs))
-	reports, _ := db.(interface{ GetRun(int64) (store.Run, error) })
+	reports, _ := db.(interface {
+		GetRun(int64) (store.Run, error)
+	})
 	for _, r := range rs {
 		j := runJSON{runRow: r, State: "ended"}
 		switch {
