@@ -518,6 +518,9 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 			}
 		}
 		checkDisk(when)
+		if _, err := os.Stat(filepath.Join(out, "manifest.jsonl")); err == nil {
+			checkManifestWhole(t, when, out)
+		}
 	}
 	if done == perHost*2 {
 		t.Fatalf("every URL was done before the last kill; the test shows nothing")
@@ -541,6 +544,10 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		t.Errorf("%d URLs done after the last run, want %d", len(es), perHost*2)
 	}
 	checkDisk("after the last run")
+	// The killed runs' manifest lines joined the manifest: it lists every body.
+	if got := len(checkManifest(t, "after the last run", out)); got != perHost*2 {
+		t.Errorf("the manifest lists %d URLs after the last run, want %d", got, perHost*2)
+	}
 	files := bodiesOnDisk(t, out)
 	for rel := range files {
 		if strings.HasSuffix(rel, ".part") {
