@@ -31,8 +31,12 @@ const (
 // runDir is the folder of a run's own files, relative to the output folder.
 func runDir(id int64) string { return path.Join(runsDir, strconv.FormatInt(id, 10)) }
 
-// openJournal creates the run's folder and its manifest journal.
+// openJournal creates the run's folder and its manifest journal, once
+// it knows the manifest can be merged into: absent or a regular file.
 func (o *outDir) openJournal(id int64) (*os.File, error) {
+	if fi, err := o.root.Lstat(manifestName); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", manifestName)
+	}
 	for _, d := range []string{runsDir, runDir(id)} {
 		if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create %s: %w", d, err)

@@ -245,7 +245,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 
 	rep := c.report(end)
-	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
 	t := rep.Totals
