@@ -579,7 +579,7 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 		{name: "a file where the host folder goes", want: "is not a folder",
 			prepare: func(t *testing.T, out string) string {
 				os.MkdirAll(out, 0o755)
-				os.WriteFile(filepath.Join(out, strings.ReplaceAll(host, ":", "_")), nil, 0o644)
+				os.WriteFile(filepath.Join(out, host), nil, 0o644) // the host folder is HOST:PORT
 				return out
 			}},
 		{name: "output folder cannot be created", want: "create output folder",
