@@ -400,8 +400,9 @@ func bodiesOnDisk(t *testing.T, out string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(out, p)
-		switch rel {
-		case "manifest.jsonl", "report.json", "report.html":
+		switch {
+		case rel == "manifest.jsonl", rel == "report.json", rel == "report.html",
+			strings.HasPrefix(rel, "runs"+string(filepath.Separator)): // the runs' own reports and manifest lines
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -517,6 +518,9 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 			}
 		}
 		checkDisk(when)
+		if _, err := os.Stat(filepath.Join(out, "manifest.jsonl")); err == nil {
+			checkManifestWhole(t, when, out)
+		}
 	}
 	if done == perHost*2 {
 		t.Fatalf("every URL was done before the last kill; the test shows nothing")
@@ -540,6 +544,10 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		t.Errorf("%d URLs done after the last run, want %d", len(es), perHost*2)
 	}
 	checkDisk("after the last run")
+	// The killed runs' manifest lines joined the manifest: it lists every body.
+	if got := len(checkManifest(t, "after the last run", out)); got != perHost*2 {
+		t.Errorf("the manifest lists %d URLs after the last run, want %d", got, perHost*2)
+	}
 	files := bodiesOnDisk(t, out)
 	for rel := range files {
 		if strings.HasSuffix(rel, ".part") {
@@ -571,7 +579,7 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 		{name: "a file where the host folder goes", want: "is not a folder",
 			prepare: func(t *testing.T, out string) string {
 				os.MkdirAll(out, 0o755)
-				os.WriteFile(filepath.Join(out, strings.ReplaceAll(host, ":", "_")), nil, 0o644)
+				os.WriteFile(filepath.Join(out, host), nil, 0o644) // the host folder is HOST:PORT
 				return out
 			}},
 		{name: "output folder cannot be created", want: "create output folder",

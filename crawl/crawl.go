@@ -138,7 +138,10 @@ func (c *crawler) close() {
 // due queued again, the manifest opened.
 func (c *crawler) prepare() error {
 	c.start = c.clock.Now()
-	var err error
+	last, _, err := c.db.LastRun(c.cfg.Job)
+	if err != nil {
+		return err
+	}
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
 		return err
 	}
@@ -159,7 +162,8 @@ func (c *crawler) prepare() error {
 		return err
 	}
 	refreshBefore := time.Time{}
-	if counts[frontier.Queued]+counts[frontier.InFlight] == 0 {
+	left := counts[frontier.Queued] + counts[frontier.InFlight]
+	if left == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
@@ -168,14 +172,45 @@ func (c *crawler) prepare() error {
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
 		return err
 	}
-	if _, err := c.db.Enqueue(c.cfg.Job, es); err != nil {
+	added, err := c.db.Enqueue(c.cfg.Job, es)
+	if err != nil {
+		return err
+	}
+	if err := c.announcePass(left, added, last.ID); err != nil {
 		return err
 	}
 	c.ledger.runID = c.run.ID
-	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
+	// What runs that crashed wrote joins the manifest before this one adds to it.
+	if ids, err := c.out.pendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+		if err == nil {
+			err = c.out.mergeJournals(ids)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
 		return fmt.Errorf("create manifest: %w", err)
 	}
 	c.hosts.stale = true
+	return nil
+}
+
+// announcePass says in one log line whether the run resumes the pass an
+// earlier run cut short (left URLs were queued or in flight, from run
+// lastRun) or starts a new one, and how many URLs it has queued.
+func (c *crawler) announcePass(left, added int, lastRun int64) error {
+	if left > 0 {
+		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
+			"queued", left, "from_run", lastRun, "new_seeds", added)
+		return nil
+	}
+	counts, err := c.db.Counts(c.cfg.Job)
+	if err != nil {
+		return err
+	}
+	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
+		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
 	return nil
 }
 
@@ -204,20 +239,30 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	flushErr = errors.Join(leaveErr, flushErr)
 	saveErr := c.hosts.save()
 
-	rep := c.report(end)
-	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
-	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := c.out.replace("report.json", func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	})
-	if repErr == nil {
-		repErr = c.out.replace("report.html", func(w io.Writer) error { return rep.WriteHTML(w) })
+	manErr := c.ledger.closeManifest()
+	if manErr == nil {
+		manErr = c.out.mergeJournals([]int64{c.run.ID})
 	}
+
+	rep := c.report(end)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
+	data, _ := json.MarshalIndent(rep, "", "  ")
+	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+}
+
+// runStop is the stopped value of a host the run's end left with URLs.
+func (c *crawler) runStop() string {
+	switch c.stopReason {
+	case "interrupted":
+		return StopInterrupted
+	case "error":
+		return StopError
+	}
+	return StopBudget
 }
 
 // summary is the report in one line, as the runs table keeps it.
@@ -225,6 +270,9 @@ func (rep *Report) summary() string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if n := len(rep.Unreachable()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s unreachable", n, plural(n, "host", "hosts"))
+	}
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
 	}
@@ -244,9 +292,11 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
 	}
+	rep.Stop = c.runStop()
 	if rep.StopReason == "" {
-		rep.StopReason = "done"
+		rep.StopReason, rep.Stop = "done", StopDone
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
@@ -261,9 +311,7 @@ func (c *crawler) report(end time.Time) *Report {
 		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
 		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		if s.Stopped == "" {
-			s.Stopped = h.stopped()
-		}
+		s.Stopped, s.StoppedReason = h.stopped(c.runStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -23,6 +24,7 @@ const (
 // hold is a host's stop for the rest of the run.
 type hold struct {
 	kind   holdKind
+	code   string    // the report's stopped value: StopDeferred, StopBudget, ...
 	reason string    // as the report and the URLs' reason word it
 	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
 }
@@ -72,21 +74,30 @@ func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
 func (h *hostRun) held() bool { return h.hold.kind != holdNone }
 
 // stop holds the host for the rest of the run. Every stop goes through it.
-func (h *hostRun) stop(kind holdKind, reason string, until time.Time) {
-	h.hold = hold{kind: kind, reason: reason, until: until}
+func (h *hostRun) stop(kind holdKind, code, reason string, until time.Time) {
+	h.hold = hold{kind: kind, code: code, reason: reason, until: until}
 }
 
 // active reports whether the host has work it may still be given.
 func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 
-func (h *hostRun) stopped() string {
+// stopped says why the host got no more requests, as the report's
+// stopped value and a sentence: a host that never answered is
+// unreachable whatever else held it (unless polite refused its address);
+// one with URLs left and no hold of its own stopped with the run (runStop).
+func (h *hostRun) stopped(runStop string) (code, reason string) {
 	switch {
+	case h.hold.kind == holdRefused:
+		return h.hold.code, h.hold.reason
+	case h.stats.NeverAnswered():
+		return StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
+			plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
 	case h.held():
-		return h.hold.reason
+		return h.hold.code, h.hold.reason
 	case h.hasWork():
-		return "run ended with URLs waiting"
+		return runStop, "run ended with URLs waiting"
 	}
-	return "done"
+	return StopDone, "done"
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.
@@ -111,10 +122,10 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
 			return false
 		}
-		h.stop(holdDeferred, "deferred: Retry-After until "+at, time.Time{})
+		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After until "+at, time.Time{})
 		c.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
-		h.stop(holdDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
 		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
 		if c.cfg.MaxDuration <= 0 || !until.After(c.start.Add(c.cfg.MaxDuration)) {
@@ -123,7 +134,7 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
-		h.stop(holdResume, "waiting: Retry-After beyond the end of the run", until)
+		h.stop(holdResume, StopDeferred, "waiting: Retry-After beyond the end of the run", until)
 		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true

@@ -77,7 +77,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <body>
 <header>
 <h1>polite report: job {{.Job}}, run {{.RunID}}</h1>
-<p class="meta">{{.Start.Format "2006-01-02 15:04:05 MST"}} to {{.End.Format "15:04:05"}} ({{dur .DurationS}}); stopped: {{.StopReason}}{{if .BudgetsBound}} (budgets reached: {{join .BudgetsBound ", "}}){{end}}; exit code {{.ExitCode}}, {{exitText .ExitCode}}.</p>
+<p class="meta">{{.Start.Format "2006-01-02 15:04:05 MST"}} to {{.End.Format "15:04:05"}} ({{dur .DurationS}}); stopped: {{.StopReason}}{{if .BudgetsBound}} (budgets reached: {{join .BudgetsBound ", "}}){{end}}; exit code {{.ExitCode}}, {{.Outcome}}.</p>
 </header>
 <ul class="cards">
 <li><b>{{.Totals.Done}}</b><span>done</span></li>
@@ -115,7 +115,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table id="pacing">
 <thead><tr><th class="l">host</th><th>TTFB p50</th><th>p95</th><th>max</th><th>delay at start</th><th>highest</th><th>at end</th><th class="l">floor (source)</th><th>waited</th><th>Retry-After waits</th><th class="l">stopped</th></tr></thead>
 <tbody>
-{{range $i, $h := .Hosts}}<tr data-host="{{.Host}}"><td class="l">{{template "hostcell" (hostAt $i .)}}</td>{{if .Answered}}<td>{{ms .P50MS}} ms</td><td>{{ms .P95MS}} ms</td><td>{{ms .MaxMS}} ms</td>{{else}}<td class="l never" colspan="3">never answered</td>{{end}}<td>{{secs .DelayStartS}}{{if .StoredStartS}} ({{secs .StoredStartS}}){{end}}</td><td>{{secs .DelayMaxS}}</td><td>{{secs .DelayEndS}}</td><td class="l">{{secs .FloorS}} ({{.FloorSource}})</td><td>{{dur .WaitS}}</td><td>{{.RetryAfters}}</td><td class="l wrap">{{.Stopped}}</td></tr>
+{{range $i, $h := .Hosts}}<tr data-host="{{.Host}}"><td class="l">{{template "hostcell" (hostAt $i .)}}</td>{{if .Answered}}<td>{{ms .P50MS}} ms</td><td>{{ms .P95MS}} ms</td><td>{{ms .MaxMS}} ms</td>{{else}}<td class="l never" colspan="3">never answered</td>{{end}}<td>{{secs .DelayStartS}}{{if .StoredStartS}} ({{secs .StoredStartS}}){{end}}</td><td>{{secs .DelayMaxS}}</td><td>{{secs .DelayEndS}}</td><td class="l">{{secs .FloorS}} ({{.FloorSource}})</td><td>{{dur .WaitS}}</td><td>{{.RetryAfters}}</td><td class="l wrap">{{or .StoppedReason .Stopped}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <dl class="cols">

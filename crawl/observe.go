@@ -96,6 +96,7 @@ func (s *HostStats) count(resp response, retryAfter bool) (throttled bool) {
 	switch st := resp.Status; {
 	case resp.Err != nil:
 		s.Errors++
+		s.LastError = resp.Reason
 	case st == 304:
 		s.S304++
 	case st < 300:

@@ -22,6 +22,8 @@ type Store interface {
 
 	// BeginRun records that a run of job starts at at.
 	BeginRun(job string, at time.Time) (frontier.Run, error)
+	// LastRun returns the newest run of job, if it has one.
+	LastRun(job string) (frontier.Run, bool, error)
 	// EndRun records how run id ended: its exit code, one-line summary and report.
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
 
