@@ -33,7 +33,7 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 		{"unknown command", []string{"crawll", "--db", db, a}, "did you mean crawl?"},
 		{"unknown flag", []string{"crawl", "--db", db, "--max-bodi", "1MB", a}, "did you mean --max-body?"},
 		{"size with no sense", []string{"crawl", "--db", db, "--max-body", "ten", a}, `"--max-body" flag`},
-		{"size too large", []string{"crawl", "--db", db, "--max-body", "9223372036854775807", a}, "must be between 1B and 16GiB"},
+		{"size too large", []string{"crawl", "--db", db, "--max-body", "9223372036854775807", a}, "must be between 1B and 1GiB"},
 		{"duration too large", []string{"crawl", "--db", db, "--ceiling", "9000h", a}, `"--ceiling" flag: must be above 0 and at most 24h`},
 		{"bad enum", []string{"crawl", "--db", db, "--scope", "planet", a}, "must be host, domain or any"},
 		{"bad contact", []string{"crawl", "--db", db, "--contact", "me\tyou", a}, "--contact"},

@@ -44,7 +44,7 @@ func TestCLIMaxBodyRange(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.code, r.stdout, r.stderr)
 			}
 			if tt.code == 2 {
-				if !strings.Contains(r.stderr, "--max-body") || !strings.Contains(r.stderr, "1 GiB") {
+				if !strings.Contains(r.stderr, "--max-body") || !strings.Contains(r.stderr, "1GiB") {
 					t.Errorf("stderr does not name --max-body and its range:\n%s", r.stderr)
 				}
 				if n := o.Stats().Requests - before; n != 0 {
@@ -99,7 +99,7 @@ func TestCLICredentialsNeverLeaveTheSeedFile(t *testing.T) {
 	dir := t.TempDir()
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
 	outputs := map[string]string{}
-	r := run(t, "", append([]string{"crawl", "-v", "--db", db, "--out", out, "--depth", "1", seeds}, fast...)...)
+	r := run(t, "", append([]string{"crawl", "-v", "--job", "seeds", "--db", db, "--out", out, "--depth", "1", seeds}, fast...)...)
 	if r.code != 1 { // the redirect carrying credentials is dead: bad-redirect
 		t.Fatalf("crawl exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -168,7 +168,7 @@ func TestCLIForgetReleasesAHeldHost(t *testing.T) {
 	seeds := writeFile(t, "seeds.txt", srv.URL+"/a\n"+srv.URL+"/b\n")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "polite.db")
-	crawlArgs := append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), seeds}, fast...)
+	crawlArgs := append([]string{"crawl", "--job", "seeds", "--db", db, "--out", filepath.Join(dir, "out"), seeds}, fast...)
 	if r := run(t, "", crawlArgs...); r.code != 0 {
 		t.Fatalf("first crawl exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -220,7 +220,7 @@ func TestCLIProxyNeverAskedForLoopback(t *testing.T) {
 	seeds := writeFile(t, "seeds.txt", seed.URL+"/links\n"+seed.URL+"/redirect\n")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "polite.db")
-	cmd := exec.Command(polite, append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", "--scope", "any", seeds}, fast...)...)
+	cmd := exec.Command(polite, append([]string{"crawl", "--job", "seeds", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", "--scope", "any", seeds}, fast...)...)
 	cmd.Env = append(os.Environ(), "POLITE_DB=", "XDG_STATE_HOME="+t.TempDir(), "HTTP_PROXY="+proxy.URL, "http_proxy="+proxy.URL, "NO_PROXY=", "no_proxy=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -269,7 +269,7 @@ func TestCLISeedExemptsItsOriginOnly(t *testing.T) {
 	seeds := writeFile(t, "seeds.txt", srv.URL+"/links\n")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "polite.db")
-	r := run(t, "", append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", seeds}, fast...)...)
+	r := run(t, "", append([]string{"crawl", "--job", "seeds", "--db", db, "--out", filepath.Join(dir, "out"), "--depth", "1", seeds}, fast...)...)
 	if r.code != 0 {
 		t.Fatalf("crawl exit %d, want 0 (a refused address is no failure)\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -195,6 +195,40 @@ func TestCLICrawlStatusAndSecondRun(t *testing.T) {
 		t.Errorf("status table lacks the busy host or its stored delay:\n%s", text.stdout)
 	}
 
+	// --host with the busy host's name tells its story: the 429s of the
+	// run, in time order, with RFC 3339 times.
+	r = run(t, "", "status", "--db", db, "--host", busyKey, "--json")
+	var story struct {
+		Host    string `json:"host"`
+		LastRun struct {
+			ID      int64 `json:"id"`
+			Signals []struct {
+				At     time.Time `json:"at"`
+				Kind   string    `json:"kind"`
+				Status int       `json:"status"`
+			} `json:"signals"`
+		} `json:"last_run"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &story); r.code != 0 || err != nil {
+		t.Fatalf("status --host %s --json: exit %d, %v\n%s%s", busyKey, r.code, err, r.stdout, r.stderr)
+	}
+	throttled := 0
+	for i, g := range story.LastRun.Signals {
+		if g.Kind == "throttled" && g.Status == 429 {
+			throttled++
+		}
+		if i > 0 && g.At.Before(story.LastRun.Signals[i-1].At) {
+			t.Errorf("signal %d at %v comes before signal %d", i, g.At, i-1)
+		}
+	}
+	if story.Host != busyKey || story.LastRun.ID != 1 || throttled != busy.Stats().ByStatus[429] {
+		t.Errorf("story of %s, run %d, %d throttled signals; want %s, run 1, %d (the origin's 429s)",
+			story.Host, story.LastRun.ID, throttled, busyKey, busy.Stats().ByStatus[429])
+	}
+	if text := run(t, "", "status", "--db", db, "--host", busyKey); !strings.Contains(text.stdout, "signals, in time order:") {
+		t.Errorf("status --host %s lacks the run's signals:\n%s", busyKey, text.stdout)
+	}
+
 	// A second run starts from the aged delay, not from --start.
 	r = run(t, "", append([]string{"crawl", "--db", db, "--out", out, seedFile}, fast...)...)
 	if r.code != 0 {
@@ -366,8 +400,9 @@ func bodiesOnDisk(t *testing.T, out string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(out, p)
-		switch rel {
-		case "manifest.jsonl", "report.json", "report.html":
+		switch {
+		case rel == "manifest.jsonl", rel == "report.json", rel == "report.html",
+			strings.HasPrefix(rel, "runs"+string(filepath.Separator)): // the runs' own reports and manifest lines
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -483,6 +518,9 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 			}
 		}
 		checkDisk(when)
+		if _, err := os.Stat(filepath.Join(out, "manifest.jsonl")); err == nil {
+			checkManifestWhole(t, when, out)
+		}
 	}
 	if done == perHost*2 {
 		t.Fatalf("every URL was done before the last kill; the test shows nothing")
@@ -506,6 +544,10 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		t.Errorf("%d URLs done after the last run, want %d", len(es), perHost*2)
 	}
 	checkDisk("after the last run")
+	// The killed runs' manifest lines joined the manifest: it lists every body.
+	if got := len(checkManifest(t, "after the last run", out)); got != perHost*2 {
+		t.Errorf("the manifest lists %d URLs after the last run, want %d", got, perHost*2)
+	}
 	files := bodiesOnDisk(t, out)
 	for rel := range files {
 		if strings.HasSuffix(rel, ".part") {
@@ -537,7 +579,7 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 		{name: "a file where the host folder goes", want: "is not a folder",
 			prepare: func(t *testing.T, out string) string {
 				os.MkdirAll(out, 0o755)
-				os.WriteFile(filepath.Join(out, strings.ReplaceAll(host, ":", "_")), nil, 0o644)
+				os.WriteFile(filepath.Join(out, host), nil, 0o644) // the host folder is HOST:PORT
 				return out
 			}},
 		{name: "output folder cannot be created", want: "create output folder",

@@ -87,7 +87,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"completion for no shell", []string{"completion", "tcsh"}, `unknown command "tcsh"`},
 		{"completion bash with an argument", []string{"completion", "bash", "x"}, "polite completion bash"},
 		{"forget nothing", []string{"forget", "--db", filepath.Join(t.TempDir(), "p.db")}, "name the hosts"},
-		{"size out of range", []string{"crawl", "--max-body", "9223372036854775807", "x"}, `"--max-body" flag: must be between 1B and 16GiB`},
+		{"size out of range", []string{"crawl", "--max-body", "9223372036854775807", "x"}, `"--max-body" flag: must be between 1B and 1GiB`},
 		{"size with a bad unit", []string{"crawl", "--max-bytes", "3 parsecs", "x"}, `"--max-bytes" flag`},
 		{"duration out of range", []string{"crawl", "--max-duration", "2562047h", "x"}, `"--max-duration" flag: must be between 0s and 8760h`},
 		{"bad log format", []string{"runs", "--log-format", "xml"}, ""},

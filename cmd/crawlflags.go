@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/polite-crawler/polite/crawl"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -10,8 +11,8 @@ import (
 // crawl, narrow enough that no sum or deadline built from them overflows.
 const (
 	day        = 24 * time.Hour
-	maxBodyCap = 16 << 30 // --max-body
-	maxBytes   = 1 << 50  // --max-bytes, 1 PiB
+	maxBodyCap = crawl.MaxBodyLimit // --max-body: a body is held whole in memory
+	maxBytes   = 1 << 50            // --max-bytes, 1 PiB
 )
 
 // crawlFlags defines the flags of polite crawl under their --help

@@ -54,6 +54,50 @@ type runsDB interface {
 	Runs(limit int) ([]store.Run, error)
 }
 
+// runJSON is a run as polite runs --json prints it: the row, its state,
+// and the counts of its report as numbers.
+type runJSON struct {
+	runRow
+	State        string        `json:"state"` // "ended", "running" or "died"
+	Stop         string        `json:"stop,omitempty"`
+	Totals       *crawl.Totals `json:"totals,omitempty"`
+	BudgetsBound []string      `json:"budgets_bound,omitempty"`
+	Unreachable  []string      `json:"unreachable,omitempty"` // hosts no request reached
+}
+
+// runsJSON adds to each run what its report says, read from db when it
+// can give reports.
+func runsJSON(db runsDB, rs []runRow) ([]runJSON, error) {
+	out := make([]runJSON, 0, len(rs))
+	reports, _ := db.(interface {
+		GetRun(int64) (store.Run, error)
+	})
+	for _, r := range rs {
+		j := runJSON{runRow: r, State: "ended"}
+		switch {
+		case r.Died:
+			j.State = "died"
+		case r.Ended.IsZero():
+			j.State = "running"
+		}
+		if reports != nil && j.State == "ended" {
+			full, err := reports.GetRun(r.ID)
+			if err != nil {
+				return nil, err
+			}
+			var rep crawl.Report
+			if json.Unmarshal(full.Report, &rep) == nil {
+				j.Stop, j.Totals, j.BudgetsBound = rep.Stop, &rep.Totals, rep.BudgetsBound
+				for _, h := range rep.Unreachable() {
+					j.Unreachable = append(j.Unreachable, h.Host)
+				}
+			}
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
 func runRuns(w io.Writer, db runsDB, o *runsOptions) error {
 	if o.Limit < 0 {
 		return fmt.Errorf("%w: --limit must not be negative", errUsage)
@@ -65,7 +109,11 @@ func runRuns(w io.Writer, db runsDB, o *runsOptions) error {
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(nonNil(rs))
+		js, err := runsJSON(db, rs)
+		if err != nil {
+			return err
+		}
+		return enc.Encode(js)
 	}
 	if len(rs) == 0 {
 		if o.Job != "" {

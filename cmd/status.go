@@ -47,12 +47,19 @@ breaker); HOLD a hold in force (retry-after, quota, breaker, backoff) and
 until when; then the time to first byte baseline and the age of the cached
 robots.txt. Below, the last runs (polite runs lists them all).
 
+--host H tells one host's story when H names a host exactly or matches
+only one: where its next run starts and why, what it learned, its hold,
+floor and robots.txt, and the last run's signals for it in time order
+(429s, 503s, network errors, delays raised, breaker pauses, robots.txt
+retry waits). When H matches several hosts, the table lists them.
+
 The half-lives are those each crawl stored with the host; --half-life
 (and --floor) only stand in for hosts stored by an older polite. --job J
 shows that job's URLs by state and its dead URLs with their reasons
 instead. --json prints numbers, enums and RFC 3339 times.`,
 		Example: `  polite status
   polite status --host example.org
+  polite status --host api.example.org --json
   polite status --runs 20
   polite status --json | jq '.hosts[] | select(.next_delay_s > 5)'
   polite status --json | jq '.hosts[] | select(.hold) | {host, hold}'`,
@@ -69,7 +76,7 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
-	f.StringVar(&opts.Host, "host", "", "only hosts containing this text")
+	f.StringVar(&opts.Host, "host", "", "one host's story (its exact name, or text only it contains); else the hosts containing this text")
 	f.DurationVar(&opts.Floor, "floor", def.Floor, "default floor, as given to crawl")
 	f.DurationVar(&opts.HalfLife, "half-life", def.HalfLife, "half-life for hosts stored without one (by an older polite)")
 	f.IntVar(&opts.Runs, "runs", 5, "how many recent runs to list")
@@ -133,6 +140,9 @@ type statusDB interface {
 	States() ([]pace.State, error)
 	RobotsCopies() ([]store.RobotsCopy, error)
 	Runs(limit int) ([]store.Run, error)
+	GetRun(id int64) (store.Run, error)
+	Robots(host string) (store.RobotsCopy, bool, error)
+	Fetches(runID int64) ([]store.Fetch, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run
@@ -173,6 +183,11 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	states, err := db.States()
 	if err != nil {
 		return err
+	}
+	if o.Host != "" {
+		if st, ok := storyTarget(states, o.Host); ok {
+			return runHostStory(w, db, st, o, now)
+		}
 	}
 	copies, err := db.RobotsCopies()
 	if err != nil {

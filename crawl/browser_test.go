@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,44 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReportHTMLOrderInBrowser reads report.html as headless Chromium
+// built it (its DOM, dumped) and checks that the hosts come in order of
+// trouble in both tables and the timelines: throttled, dead, skipped, the
+// rest.
+func TestReportHTMLOrderInBrowser(t *testing.T) {
+	browser := chromium()
+	if browser == "" {
+		t.Skip("chromium is not installed (apt-get install chromium); the order is still checked statically by TestWriteHTML")
+	}
+	dir := t.TempDir()
+	r := sampleReport()
+	// Calm hosts first in the report, the order a run may list them in.
+	api, docs, slow, never := r.Hosts[0], r.Hosts[1], r.Hosts[2], r.Hosts[3]
+	r.Hosts = []*HostStats{docs, never, slow, api}
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "report.html")
+	must(t, os.WriteFile(file, page.Bytes(), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-extensions", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
+	var dom, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &dom, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	want := []string{"api.example.org", "slow.example.net", "never.example.com:8443", "docs.example.org"}
+	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
+		if got := hostOrder(dom.String(), part); !slices.Equal(got, want) {
+			t.Errorf("in the browser, hosts after %s come in order %q, want %q", part, got, want)
+		}
 	}
 }

@@ -52,7 +52,8 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer seeds.close()
-	if err := c.prepare(); err != nil {
+	pass, err := c.prepare()
+	if err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
 			c.db.EndRun(c.run.ID, c.clock.Now(), ExitFailure, "could not start: "+err.Error(), nil)
 		}
@@ -65,10 +66,16 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	c.rejected = seeds.rejected()
+	if err := c.announcePass(pass.left, seeds.added, pass.lastRun); err != nil {
+		c.endLoad(err)
+		return nil, err
+	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.read(), "new", seeds.added, "out", cfg.OutDir)
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
-	stopBeat := heartbeat(ctx, db, c.clock, holder, c.run.ID, c.log, lost)
+	// The lock's heartbeat is wall time, whatever clock paces the run: the
+	// database judges a silent lock by the wall clock of any machine.
+	stopBeat := heartbeat(ctx, db, realClock{}, holder, c.run.ID, c.log, lost)
 	runErr := (&scheduler{crawler: c}).loop(ctx)
 	stopBeat()
 	rep, err := c.finish(runErr)
@@ -147,12 +154,16 @@ func (c *crawler) close() {
 }
 
 // prepare starts the run: the run row, what is due queued again, the
-// manifest opened. The seeds enter the frontier after it (seedLoad).
-func (c *crawler) prepare() error {
+// manifest opened. The seeds enter the frontier after it (seedLoad). It
+// returns how the pass starts, for announcePass once the seeds are in.
+func (c *crawler) prepare() (passStart, error) {
 	c.start = c.clock.Now()
-	var err error
+	last, _, err := c.db.LastRun(c.cfg.Job)
+	if err != nil {
+		return passStart{}, err
+	}
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
-		return err
+		return passStart{}, err
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -160,23 +171,58 @@ func (c *crawler) prepare() error {
 	// queued again, and what the sites deferred is tried again.
 	counts, err := c.db.Counts(c.cfg.Job)
 	if err != nil {
-		return err
+		return passStart{}, err
 	}
 	refreshBefore := time.Time{}
-	if counts[frontier.Queued]+counts[frontier.InFlight] == 0 {
+	pass := passStart{left: counts[frontier.Queued] + counts[frontier.InFlight], lastRun: last.ID}
+	if pass.left == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
 		}
 	}
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
-		return err
+		return pass, err
 	}
 	c.ledger.runID = c.run.ID
-	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
-		return fmt.Errorf("create manifest: %w", err)
+	// What runs that crashed wrote joins the manifest before this one adds to it.
+	if ids, err := c.out.pendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+		if err == nil {
+			err = c.out.mergeJournals(ids)
+		}
+		if err != nil {
+			return pass, err
+		}
+	}
+	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
+		return pass, fmt.Errorf("create manifest: %w", err)
 	}
 	c.hosts.stale = true
+	return pass, nil
+}
+
+// passStart is how a run's pass starts: the URLs an earlier run left
+// queued or in flight, and the last run before this one.
+type passStart struct {
+	left    int
+	lastRun int64
+}
+
+// announcePass says in one log line whether the run resumes the pass an
+// earlier run cut short (left URLs were queued or in flight, from run
+// lastRun) or starts a new one, and how many URLs it has queued.
+func (c *crawler) announcePass(left, added int, lastRun int64) error {
+	if left > 0 {
+		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
+			"queued", left, "from_run", lastRun, "new_seeds", added)
+		return nil
+	}
+	counts, err := c.db.Counts(c.cfg.Job)
+	if err != nil {
+		return err
+	}
+	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
+		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
 	return nil
 }
 
@@ -205,20 +251,30 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	flushErr = errors.Join(leaveErr, flushErr)
 	saveErr := c.hosts.save()
 
-	rep := c.report(end)
-	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)
-	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := c.out.replace("report.json", func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	})
-	if repErr == nil {
-		repErr = c.out.replace("report.html", func(w io.Writer) error { return rep.WriteHTML(w) })
+	manErr := c.ledger.closeManifest()
+	if manErr == nil {
+		manErr = c.out.mergeJournals([]int64{c.run.ID})
 	}
+
+	rep := c.report(end)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
+	data, _ := json.MarshalIndent(rep, "", "  ")
+	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
+}
+
+// runStop is the stopped value of a host the run's end left with URLs.
+func (c *crawler) runStop() string {
+	switch c.stopReason {
+	case "interrupted":
+		return StopInterrupted
+	case "error":
+		return StopError
+	}
+	return StopBudget
 }
 
 // summary is the report in one line, as the runs table keeps it.
@@ -226,6 +282,9 @@ func (rep *Report) summary() string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if n := len(rep.Unreachable()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s unreachable", n, plural(n, "host", "hosts"))
+	}
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
 	}
@@ -245,9 +304,11 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
 	}
+	rep.Stop = c.runStop()
 	if rep.StopReason == "" {
-		rep.StopReason = "done"
+		rep.StopReason, rep.Stop = "done", StopDone
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
@@ -262,9 +323,7 @@ func (c *crawler) report(end time.Time) *Report {
 		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
 		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		if s.Stopped == "" {
-			s.Stopped = h.stopped()
-		}
+		s.Stopped, s.StoppedReason = h.stopped(c.runStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

@@ -55,7 +55,7 @@ func (sc *scheduler) budgetAllows(h *hostRun) bool {
 		return false
 	}
 	if sc.budget.hostSpent(h.requests) {
-		h.stop(holdResume, "max-per-host budget", time.Time{})
+		h.stop(holdResume, StopBudget, "max-per-host budget", time.Time{})
 		return false
 	}
 	return true

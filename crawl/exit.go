@@ -6,7 +6,7 @@ import "errors"
 // carries one (Report.ExitCode); the command exits with it.
 const (
 	ExitOK          = 0   // every URL fetched, unchanged or excluded by the site's rules
-	ExitFailure     = 1   // some URLs failed for good, or an error
+	ExitFailure     = 1   // some URLs failed for good, a host was unreachable all run, or an error
 	ExitUsage       = 2   // usage or input error
 	ExitLocked      = 3   // another crawl held the database
 	ExitHangup      = 129 // ended by SIGHUP
@@ -21,7 +21,7 @@ func ExitMeaning(code int) string {
 	case ExitOK:
 		return "every URL fetched, unchanged or excluded by the site's rules"
 	case ExitFailure:
-		return "some URLs failed for good"
+		return "some URLs failed for good, or a host was unreachable all run"
 	case ExitUsage:
 		return "usage or input error"
 	case ExitLocked:

@@ -112,14 +112,14 @@ func FuzzExtractLinks(f *testing.F) {
 // local, and not a device name.
 func checkBodyPath(t *testing.T, u *url.URL) {
 	t.Helper()
-	p := bodyPath(u)
+	p := bodyPath(u, "text/html")
 	dir, name, ok := strings.Cut(p, "/")
 	if !ok || strings.Contains(name, "/") || !filepath.IsLocal(p) {
 		t.Fatalf("bodyPath(%q) = %q, want HOST/NAME inside the folder", u, p)
 	}
 	for _, part := range []string{dir, name} {
 		if part == "" || part[0] == '.' || len(part) > 120 ||
-			strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
 			t.Errorf("bodyPath(%q) = %q: unsafe part %q", u, p, part)
 		}
 	}
@@ -199,4 +199,10 @@ func TestNormalizeFuzzFindings(t *testing.T) {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
+}
+
+// dirOf is the host folder of a body path: the only part that may hold ":".
+func dirOf(p string) string {
+	d, _, _ := strings.Cut(p, "/")
+	return d
 }

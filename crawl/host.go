@@ -1,9 +1,11 @@
 package crawl
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -22,6 +24,7 @@ const (
 // hold is a host's stop for the rest of the run.
 type hold struct {
 	kind   holdKind
+	code   string    // the report's stopped value: StopDeferred, StopBudget, ...
 	reason string    // as the report and the URLs' reason word it
 	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
 }
@@ -71,21 +74,30 @@ func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
 func (h *hostRun) held() bool { return h.hold.kind != holdNone }
 
 // stop holds the host for the rest of the run. Every stop goes through it.
-func (h *hostRun) stop(kind holdKind, reason string, until time.Time) {
-	h.hold = hold{kind: kind, reason: reason, until: until}
+func (h *hostRun) stop(kind holdKind, code, reason string, until time.Time) {
+	h.hold = hold{kind: kind, code: code, reason: reason, until: until}
 }
 
 // active reports whether the host has work it may still be given.
 func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 
-func (h *hostRun) stopped() string {
+// stopped says why the host got no more requests, as the report's
+// stopped value and a sentence: a host that never answered is
+// unreachable whatever else held it (unless polite refused its address);
+// one with URLs left and no hold of its own stopped with the run (runStop).
+func (h *hostRun) stopped(runStop string) (code, reason string) {
 	switch {
+	case h.hold.kind == holdRefused:
+		return h.hold.code, h.hold.reason
+	case h.stats.NeverAnswered():
+		return StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
+			plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
 	case h.held():
-		return h.hold.reason
+		return h.hold.code, h.hold.reason
 	case h.hasWork():
-		return "run ended with URLs waiting"
+		return runStop, "run ended with URLs waiting"
 	}
-	return "done"
+	return StopDone, "done"
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.
@@ -105,13 +117,15 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 	at := until.UTC().Format(time.RFC3339)
 	switch cause {
 	case causeEarlierRun:
+		until = c.boundEarlierWait(h, now, until)
+		at = until.UTC().Format(time.RFC3339)
 		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
 			return false
 		}
-		h.stop(holdDeferred, "deferred: Retry-After until "+at, time.Time{})
+		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After until "+at, time.Time{})
 		c.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
-		h.stop(holdDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
 		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
 		if c.cfg.MaxDuration <= 0 || !until.After(c.start.Add(c.cfg.MaxDuration)) {
@@ -120,10 +134,35 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
-		h.stop(holdResume, "waiting: Retry-After beyond the end of the run", until)
+		h.stop(holdResume, StopDeferred, "waiting: Retry-After beyond the end of the run", until)
 		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true
+}
+
+// boundEarlierWait bounds a wait an earlier run left in the frontier by
+// --max-hold from now: no hold polite sets lasts longer, so a later one
+// (an older polite kept a Retry-After to 2036 or 9999) is cut, once and
+// for good: the host's entries, and its pace state, keep the bound, and
+// the cut is logged.
+func (c *crawler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
+	maxHold := c.cfg.Pace.MaxHold
+	if maxHold <= 0 {
+		maxHold = pace.DefaultConfig().MaxHold
+	}
+	bound := now.Add(maxHold)
+	if !until.After(bound) {
+		return until
+	}
+	if _, err := c.db.BoundWait(c.cfg.Job, h.key, bound); err != nil {
+		c.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
+	}
+	c.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
+	c.saveState(h.key)
+	h.nextAt = bound
+	c.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
+		"note", "bounded by --max-hold "+maxHold.String()+" to "+bound.UTC().Format(time.RFC3339))
+	return bound
 }
 
 // saveState writes one host's pace state at once.

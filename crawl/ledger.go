@@ -105,8 +105,21 @@ func (l *ledger) flush(db Store) (added bool, err error) {
 	return added, nil
 }
 
-func (l *ledger) close() {
-	if l.manifest != nil {
-		l.manifest.Close()
+// closeManifest closes the run's manifest journal; it returns the first
+// write to it that failed, or the close's error.
+func (l *ledger) closeManifest() error {
+	if l.manifest == nil {
+		return l.err
 	}
+	err := l.manifest.Close()
+	l.manifest = nil
+	if l.err != nil {
+		return l.err
+	}
+	if err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	return nil
 }
+
+func (l *ledger) close() { l.closeManifest() }

@@ -95,13 +95,13 @@ func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
 		if err != nil {
 			t.Fatalf("normalizeURL(%q): %v", raw, err)
 		}
-		p := bodyPath(u)
+		p := bodyPath(u, "text/html")
 		parts := strings.Split(p, "/")
 		if len(parts) != 2 {
 			t.Errorf("bodyPath(%q) = %q, want HOST/NAME", raw, p)
 		}
 		for _, part := range parts {
-			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
 				t.Errorf("bodyPath(%q) = %q: unsafe part %q", raw, p, part)
 			}
 		}

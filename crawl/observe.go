@@ -18,6 +18,9 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	if v.Raised {
 		c.saveState(h.key)
 	}
+	if v.Signal == pace.SignalBreaker {
+		h.stats.markHold(HoldMarkBreaker, c.start, now, v.Hold)
+	}
 	switch {
 	case v.Congestion:
 		h.backingOff = true
@@ -93,6 +96,7 @@ func (s *HostStats) count(resp response, retryAfter bool) (throttled bool) {
 	switch st := resp.Status; {
 	case resp.Err != nil:
 		s.Errors++
+		s.LastError = resp.Reason
 	case st == 304:
 		s.S304++
 	case st < 300:

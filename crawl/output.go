@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -16,32 +17,104 @@ import (
 // maxNameBytes bounds the readable part of a body's file name.
 const maxNameBytes = 80
 
-// bodyPath maps a normalised URL to a file path relative to the output
-// folder: "HOST/READABLE-HASH.EXT". The host folder is the host with ":"
-// replaced; the file name is the URL path flattened to a safe alphabet,
-// clipped, and suffixed with 12 hex digits of the URL's SHA-256, so that no
-// two URLs share a file, no URL can name a folder of its own, and nothing
-// ("..", "%2e%2e", "\\", NUL, reserved device names, very long paths) can
-// leave the output folder. Only [A-Za-z0-9._-] appear in either part, and
-// no body is named like a temporary file (".part").
-func bodyPath(u *url.URL) string {
+// bodyPath maps a normalised URL and the Content-Type of its answer to a
+// file path relative to the output folder: "HOST/READABLE-HASH.EXT". The
+// host folder is the host as a person reads it, port included
+// ("127.0.0.1:8080"); the file name is the URL path flattened to a safe
+// alphabet, clipped, and suffixed with 12 hex digits of the URL's SHA-256,
+// so that no two URLs share a file, no URL can name a folder of its own,
+// and nothing ("..", "%2e%2e", "\\", NUL, reserved device names, very long
+// paths) can leave the output folder. The extension is the one of the
+// URL's last segment, or else the one of the Content-Type (bodyExt). Only
+// [A-Za-z0-9._-] appear in either part, and ":" in the host folder; neither
+// starts with a dot, and no body is named like a temporary file (".part").
+func bodyPath(u *url.URL, contentType string) string {
 	sum := sha256.Sum256([]byte(u.String()))
 	tag := hex.EncodeToString(sum[:6])
 
-	host := safeName(strings.ReplaceAll(u.Host, ":", "_"), 100)
+	host := safeHost(u.Host)
 	if host == "" || reservedName(host) {
 		host = "_" + host
 	}
 	p := u.EscapedPath()
 	ext := ""
-	if e := path.Ext(p); len(e) > 1 && len(e) <= 8 && safeName(e, 8) == e && !strings.Contains(e, "%") && !strings.EqualFold(e, ".part") {
+	if e := path.Ext(p); urlExt(e) {
 		ext, p = e, strings.TrimSuffix(p, e)
+	} else {
+		ext = typeExt(contentType)
 	}
 	name := safeName(strings.Trim(strings.ReplaceAll(p, "/", "_"), "_"), maxNameBytes)
 	if name == "" {
 		name = "index"
 	}
 	return host + "/" + name + "-" + tag + ext
+}
+
+// urlExt reports whether e, path.Ext of a URL's path, is an extension a
+// body may keep: a dot and 1 to 7 bytes of [A-Za-z0-9_-], nothing escaped,
+// not ".part".
+func urlExt(e string) bool {
+	if len(e) < 2 || len(e) > 8 || strings.EqualFold(e, ".part") {
+		return false
+	}
+	for i := 1; i < len(e); i++ {
+		if c := e[i]; c == '.' || c == '~' || !isUnreserved(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// typeExts are the extensions of the media types a crawl commonly meets,
+// for bodies whose URL names none. A fixed table, not the system's MIME
+// database, so that names do not depend on the machine.
+var typeExts = map[string]string{
+	"text/html":              ".html",
+	"application/xhtml+xml":  ".xhtml",
+	"application/json":       ".json",
+	"application/ld+json":    ".json",
+	"application/pdf":        ".pdf",
+	"text/plain":             ".txt",
+	"text/css":               ".css",
+	"text/csv":               ".csv",
+	"text/markdown":          ".md",
+	"text/javascript":        ".js",
+	"application/javascript": ".js",
+	"application/xml":        ".xml",
+	"text/xml":               ".xml",
+	"application/rss+xml":    ".xml",
+	"application/atom+xml":   ".xml",
+	"image/png":              ".png",
+	"image/jpeg":             ".jpg",
+	"image/gif":              ".gif",
+	"image/webp":             ".webp",
+	"image/svg+xml":          ".svg",
+	"application/zip":        ".zip",
+	"application/gzip":       ".gz",
+}
+
+// typeExt is the extension for a Content-Type, "" for one not in typeExts.
+func typeExt(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return typeExts[strings.ToLower(strings.TrimSpace(mt))]
+}
+
+// safeHost is a host folder's name: the host and port as a person reads
+// them ("example.org:8080"; an IPv6 literal with "_" for its "[]:"), every byte outside [A-Za-z0-9.:_-] turned into "_", no leading
+// dot (so never "." or ".."), at most 100 bytes.
+func safeHost(h string) string {
+	b := []byte(h)
+	colon := !strings.HasPrefix(h, "[") // an IPv6 literal keeps none of its "[]:"
+	for i, c := range b {
+		if (c != ':' || !colon) && (!isUnreserved(c) || c == '~') {
+			b[i] = '_'
+		}
+	}
+	out := strings.TrimLeft(string(b), ".")
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	return out
 }
 
 // safeName keeps [A-Za-z0-9._-], turns every other byte into "_", strips
@@ -163,6 +236,16 @@ func (o *outDir) write(rel string, data []byte) error {
 		return fmt.Errorf("write %s: %w", rel, werr)
 	}
 	return nil
+}
+
+// remove deletes the body stored under rel ("HOST/NAME", as an entry
+// keeps it), if it is there. A name that is not local to the folder is
+// left alone; os.Root keeps any other from reaching outside.
+func (o *outDir) remove(rel string) {
+	if !filepath.IsLocal(rel) {
+		return
+	}
+	o.root.Remove(rel)
 }
 
 // createNew creates name afresh in root: whatever stands under the name (a

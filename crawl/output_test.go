@@ -13,7 +13,7 @@ func TestBodyPathReservedHostNames(t *testing.T) {
 		{"http://con/", "_con"},
 		{"http://nul.example/", "_nul.example"},
 		{"http://COM1/", "_com1"},
-		{"http://com1:8080/", "com1_8080"},
+		{"http://com1:8080/", "com1:8080"},
 		{"http://lpt9.example.org/", "_lpt9.example.org"},
 		{"http://aux/a", "_aux"},
 		{"http://console.example/", "console.example"},
@@ -22,7 +22,7 @@ func TestBodyPathReservedHostNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			p := bodyPath(mustURLOf(t, tt.url))
+			p := bodyPath(mustURLOf(t, tt.url), "")
 			if dir, _, _ := strings.Cut(p, "/"); dir != tt.wantDir {
 				t.Errorf("bodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
 			}
@@ -179,5 +179,42 @@ func TestOpenOutDirErrors(t *testing.T) {
 	_, err := openOutDir(filepath.Join(file, "out"))
 	if err == nil || !strings.Contains(err.Error(), "create output folder") || !strings.Contains(err.Error(), file) {
 		t.Errorf("openOutDir under a file: %v, want a create output folder error naming it", err)
+	}
+}
+
+// A body keeps the extension of its URL's last segment, or else takes the
+// one of its Content-Type; its folder reads as the host and port.
+func TestBodyPathNames(t *testing.T) {
+	tests := []struct {
+		name, url, ctype string
+		wantDir, wantExt string
+		wantPrefix       string
+	}{
+		{"pdf from the URL", "http://127.0.0.1:18081/files/report.pdf", "application/octet-stream", "127.0.0.1:18081", ".pdf", "files_report-"},
+		{"json from the URL", "http://example.org/data.json", "text/plain", "example.org", ".json", "data-"},
+		{"html from the type", "http://example.org/", "text/html; charset=utf-8", "example.org", ".html", "index-"},
+		{"json from the type", "http://example.org/api/v1/items", "application/json", "example.org", ".json", "api_v1_items-"},
+		{"pdf from the type", "http://example.org/download?id=3", "Application/PDF", "example.org", ".pdf", "download-"},
+		{"unknown type, no extension", "http://example.org/blob", "application/x-unknown", "example.org", "", "blob-"},
+		{"no type at all", "http://example.org/blob", "", "example.org", "", "blob-"},
+		{"a dotted segment is no extension", "http://example.org/v1.2.3/", "text/html", "example.org", ".html", "v1.2.3-"},
+		{"an escaped extension is none", "http://example.org/a.p%2Fdf", "text/plain", "example.org", ".txt", "a.p_2Fdf-"},
+		{"a .part URL is not named like a temporary file", "http://example.org/x.part", "text/html", "example.org", ".html", "x.part-"},
+		{"too long an extension", "http://example.org/a.verylongext", "", "example.org", "", "a.verylongext-"},
+		{"ipv6 host", "http://[::1]:8080/a.txt", "", "___1__8080", ".txt", "a-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := bodyPath(mustURLOf(t, tt.url), tt.ctype)
+			dir, name, _ := strings.Cut(p, "/")
+			if dir != tt.wantDir {
+				t.Errorf("bodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
+			}
+			// NAME-HASH.EXT: 12 hex digits between the name and the extension.
+			if !strings.HasPrefix(name, tt.wantPrefix) || !strings.HasSuffix(name, tt.wantExt) ||
+				len(name) != len(tt.wantPrefix)+12+len(tt.wantExt) {
+				t.Errorf("bodyPath(%s) = %q, want %sHASH%s", tt.url, p, tt.wantPrefix, tt.wantExt)
+			}
+		})
 	}
 }

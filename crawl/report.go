@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -18,9 +19,11 @@ type Report struct {
 	End          time.Time      `json:"end"`
 	DurationS    float64        `json:"duration_s"`
 	ExitCode     int            `json:"exit_code"`
-	StopReason   string         `json:"stop_reason"`             // "done", "interrupted", or the budget that bound
+	Stop         string         `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
+	StopReason   string         `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
 	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest and reports are
+	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
+	RunDir       string         `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
 	Totals       Totals         `json:"totals"`
 	Hosts        []*HostStats   `json:"hosts"`
 	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
@@ -50,34 +53,38 @@ type DeadURL struct {
 
 // HostStats is one host's share of a run.
 type HostStats struct {
-	Host         string  `json:"host"`
-	Requests     int     `json:"requests"` // robots.txt included
-	S2xx         int     `json:"2xx"`
-	S304         int     `json:"304"`
-	S3xx         int     `json:"3xx"` // 304 not included
-	S4xx         int     `json:"4xx"` // 429 not included
-	S429         int     `json:"429"`
-	S5xx         int     `json:"5xx"` // 503 included
-	S503         int     `json:"503"`
-	Errors       int     `json:"errors"` // network errors and timeouts
-	Excluded     int     `json:"excluded_by_robots"`
-	Retries      int     `json:"retries"`
-	Bytes        int64   `json:"bytes"`
-	P50MS        float64 `json:"p50_ms"` // time to first byte
-	P95MS        float64 `json:"p95_ms"`
-	MaxMS        float64 `json:"max_ms"`
-	DelayStartS  float64 `json:"delay_start_s"`  // aged delay the run started from
-	StoredStartS float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
-	DelayEndS    float64 `json:"delay_end_s"`    // aged delay at the end of the run
-	StoredEndS   float64 `json:"stored_end_s"`   // delay as saved at the end of the run
-	DelayMaxS    float64 `json:"delay_max_s"`    // highest delay during the run
-	FloorS       float64 `json:"floor_s"`
-	FloorSource  string  `json:"floor_source"`
-	WaitS        float64 `json:"wait_s"` // time the host's URLs waited on pacing
-	RetryAfters  int     `json:"retry_after_waits"`
-	Robots       string  `json:"robots"` // what robots.txt said: "parsed", "none (404)", "unreachable", ...
-	Stopped      string  `json:"stopped"`
-	Timeline     []Point `json:"timeline,omitempty"`
+	Host          string  `json:"host"`
+	Requests      int     `json:"requests"` // robots.txt included
+	S2xx          int     `json:"2xx"`
+	S304          int     `json:"304"`
+	S3xx          int     `json:"3xx"` // 304 not included
+	S4xx          int     `json:"4xx"` // 429 not included
+	S429          int     `json:"429"`
+	S5xx          int     `json:"5xx"` // 503 included
+	S503          int     `json:"503"`
+	Errors        int     `json:"errors"` // network errors and timeouts
+	Excluded      int     `json:"excluded_by_robots"`
+	Retries       int     `json:"retries"`
+	Bytes         int64   `json:"bytes"`
+	P50MS         float64 `json:"p50_ms"` // time to first byte
+	P95MS         float64 `json:"p95_ms"`
+	MaxMS         float64 `json:"max_ms"`
+	DelayStartS   float64 `json:"delay_start_s"`  // aged delay the run started from
+	StoredStartS  float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
+	DelayEndS     float64 `json:"delay_end_s"`    // aged delay at the end of the run
+	StoredEndS    float64 `json:"stored_end_s"`   // delay as saved at the end of the run
+	DelayMaxS     float64 `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
+	FloorS        float64 `json:"floor_s"`
+	FloorSource   string  `json:"floor_source"`
+	WaitS         float64 `json:"wait_s"` // time the host's URLs waited on pacing
+	RetryAfters   int     `json:"retry_after_waits"`
+	Robots        string  `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
+	Stopped       string  `json:"stopped"`              // why it got no more requests: one of the Stop values
+	StoppedReason string  `json:"stopped_reason"`       // the same for a person
+	LastError     string  `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
+	Timeline      []Point `json:"timeline,omitempty"`
+
+	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
 	latencies []time.Duration
 }
@@ -91,21 +98,61 @@ type Point struct {
 	RetryAfterS float64 `json:"retry_after,omitempty"` // Retry-After the response asked for
 }
 
+// The values of HostStats.Stopped: why a host got no more requests.
+const (
+	StopDone        = "done"               // every URL of the host had its answer
+	StopUnreachable = "unreachable"        // no request of the run was answered (refused, timed out, no DNS)
+	StopPrivate     = "private-address"    // polite refused its address
+	StopRobots      = "robots-unreachable" // robots.txt could not be read: its URLs wait for a later run
+	StopCrawlDelay  = "crawl-delay"        // its Crawl-delay is over --max-crawl-delay
+	StopDeferred    = "deferred"           // a Retry-After or rate-limit quota keeps it away past the run
+	StopBudget      = "budget"             // a budget or --max-duration ended its share with URLs waiting
+	StopInterrupted = "interrupted"        // a signal ended the run with URLs waiting
+	StopError       = "error"              // an error ended the run with URLs waiting
+)
+
+// NeverAnswered reports whether polite sent the host requests and none
+// got an answer: each was refused, timed out or found no address.
+func (h *HostStats) NeverAnswered() bool {
+	return h.Requests > 0 && h.Errors > 0 && h.answers() == 0
+}
+
+// Unreachable lists the hosts no request of the run reached.
+func (r *Report) Unreachable() []*HostStats {
+	var hs []*HostStats
+	for _, h := range r.Hosts {
+		if h.Stopped == StopUnreachable {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// Outcome says what the exit code means for this run, for the HTML
+// header: an exit 0 with URLs waiting does not claim every URL fetched.
+func (r *Report) Outcome() string {
+	if r.ExitCode == ExitOK && r.Totals.Waiting > 0 {
+		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, plural(r.Totals.Waiting, "URL", "URLs"))
+	}
+	if r.ExitCode == ExitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
+		return "a host was unreachable for the whole run"
+	}
+	return ExitMeaning(r.ExitCode)
+}
+
 // Throttled is the host's 429 and 503 answers.
 func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 
 // BackedOff reports whether the host was asked to slow down during the run:
-// a 429 or 503, a Retry-After, or a delay that rose above both where it
-// started and its floor (a floor raised by robots.txt is not a backoff).
+// a 429 or 503, a Retry-After, or a delay that rose above where it started,
+// or above a low it had come down to, and above its floor (a floor raised
+// by robots.txt is not a backoff).
 func (h *HostStats) BackedOff() bool {
-	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001
+	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001 || roseAfterStart(h)
 }
 
 func (h *HostStats) finish() {
-	h.DelayMaxS = max(h.DelayMaxS, h.DelayStartS)
-	for _, p := range h.Timeline {
-		h.DelayMaxS = max(h.DelayMaxS, p.DelayS)
-	}
+	h.DelayMaxS = highestAfterStart(h)
 	if len(h.latencies) == 0 {
 		return
 	}
@@ -160,7 +207,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  rejected seed: %s\n", rj)
 	}
-	if r.OutDir != "" {
+	switch {
+	case r.RunDir != "":
+		fmt.Fprintf(&b, "  details: %s (report.html, report.json); every body: %s\n",
+			r.RunDir, filepath.Join(r.OutDir, manifestName))
+	case r.OutDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json, manifest.jsonl)\n", r.OutDir)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -199,16 +250,27 @@ func (r *Report) writeBackedOff(b *strings.Builder) {
 // writeStopped lists the hosts that stopped before their work was done,
 // grouped by why.
 func (r *Report) writeStopped(b *strings.Builder) {
+	for i, h := range r.Unreachable() {
+		if i == textLimit {
+			fmt.Fprintf(b, "  ... and %d more unreachable hosts\n", len(r.Unreachable())-textLimit)
+			break
+		}
+		fmt.Fprintf(b, "  unreachable all run: %s (%s)\n", h.Host, h.StoppedReason)
+	}
 	stopped := map[string][]string{}
 	var reasons []string
 	for _, h := range r.Hosts {
-		if h.Stopped == "" || h.Stopped == "done" {
+		why := h.StoppedReason
+		if why == "" { // a report of an older polite: the reason was in Stopped
+			why = h.Stopped
+		}
+		if h.Stopped == "" || h.Stopped == StopDone || h.Stopped == StopUnreachable {
 			continue
 		}
-		if stopped[h.Stopped] == nil {
-			reasons = append(reasons, h.Stopped)
+		if stopped[why] == nil {
+			reasons = append(reasons, why)
 		}
-		stopped[h.Stopped] = append(stopped[h.Stopped], h.Host)
+		stopped[why] = append(stopped[why], h.Host)
 	}
 	sort.Strings(reasons)
 	for _, why := range reasons {

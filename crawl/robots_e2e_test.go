@@ -267,7 +267,17 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 	cfg.MaxAttempts = 1
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
-	checkRun(t, rep, err, s.host(), outcome{0, 0, 2, "unreachable (timeout): URLs wait for the next run"})
+	// A host that never answered is unreachable: the run exits 1 so that
+	// cron tells someone, and its URLs wait for the next run.
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h := hostReport(t, rep, s.host())
+	if tot := rep.Totals; tot.Waiting != 2 || tot.Dead != 0 || rep.ExitCode != 1 ||
+		h.Stopped != crawl.StopUnreachable || !strings.Contains(h.Robots, "unreachable (timeout)") {
+		t.Errorf("waiting %d dead %d exit %d, host stopped %q, robots %q; want 2 waiting, 0 dead, exit 1, unreachable, robots unreachable (timeout)",
+			tot.Waiting, tot.Dead, rep.ExitCode, h.Stopped, h.Robots)
+	}
 	if n := s.Stats().Requests; n != 0 {
 		t.Errorf("origin served %d pages, want none while robots.txt times out", n)
 	}
@@ -299,6 +309,16 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 	}
 	if d := s.Stats().Disallowed; d != 0 {
 		t.Errorf("origin counted %d disallowed requests, want 0", d)
+	}
+	// The two waits reach the report, for report.html to draw.
+	var waits []crawl.HoldMark
+	for _, m := range rep.Hosts[0].Holds {
+		if m.Kind == crawl.HoldMarkRobotsRetry {
+			waits = append(waits, m)
+		}
+	}
+	if len(waits) != 2 || waits[0].SpanS <= 0 || waits[1].AtS <= waits[0].AtS {
+		t.Errorf("robots.txt retry waits in the report %+v, want two, in time order, each with a span", waits)
 	}
 }
 

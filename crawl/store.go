@@ -22,6 +22,8 @@ type Store interface {
 
 	// BeginRun records that a run of job starts at at.
 	BeginRun(job string, at time.Time) (frontier.Run, error)
+	// LastRun returns the newest run of job, if it has one.
+	LastRun(job string) (frontier.Run, bool, error)
 	// EndRun records how run id ended: its exit code, one-line summary and report.
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
 
@@ -33,6 +35,8 @@ type Store interface {
 	QueuedHosts(job string) ([]frontier.HostQueue, error)
 	// Take leases up to n entries of host that are due at now, marking them in flight.
 	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
+	// BoundWait brings host's waiting entries due after latest forward to latest, returning how many moved.
+	BoundWait(job, host string, latest time.Time) (int, error)
 	// Record writes one batch in one transaction: new entries, changed (settled) entries, fetches.
 	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
 	// Counts returns how many entries of job are in each state.

@@ -86,10 +86,15 @@ func keepBody(cfg *Config, out *outDir, r *result, follow bool) {
 	body := r.resp.Body
 	sum := sha256.Sum256(body)
 	r.sha = hex.EncodeToString(sum[:])
-	r.file = bodyPath(r.url)
+	r.file = bodyPath(r.url, r.resp.Header.Get("Content-Type"))
 	if err := out.write(r.file, body); err != nil {
 		r.werr, r.file = err, ""
 		return
+	}
+	if old := r.entry.File; old != "" && old != r.file {
+		// The body had another name (an older naming, another
+		// Content-Type): the folder keeps one copy, under the new name.
+		out.remove(old)
 	}
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true

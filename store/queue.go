@@ -135,3 +135,27 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry,
 	}
 	return es, nil
 }
+
+// BoundWait brings every queued or deferred entry of host in job that is
+// due after latest forward to latest, and returns how many it moved. A
+// crawl calls it with now+--max-hold when it finds a wait no hold may
+// reach any more (one stored by an older polite, to 2036 or 9999), so
+// that the wait ends once, at most a --max-hold after it was found.
+func (db *DB) BoundWait(job, host string, latest time.Time) (int, error) {
+	tx, err := db.beginWrite("bound waits")
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`UPDATE frontier SET next_at = ?
+		WHERE job = ? AND host = ? AND state IN (?, ?) AND next_at > ?`,
+		toNanos(latest), job, host, Queued, Deferred, toNanos(latest))
+	if err != nil {
+		return 0, fmt.Errorf("bound waits of %s: %w", host, explain(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("bound waits of %s: %w", host, err)
+	}
+	return int(n), commit("bound waits of "+host, tx)
+}

@@ -105,6 +105,24 @@ func (db *DB) GetRun(id int64) (Run, error) {
 	return r, nil
 }
 
+// LastRun returns the newest run of job, without its report; false when
+// the job has none.
+func (db *DB) LastRun(job string) (Run, bool, error) {
+	tx, err := db.beginRead("last run")
+	if err != nil {
+		return Run{}, false, err
+	}
+	defer tx.Rollback()
+	r, err := scanRun(tx.QueryRow(`SELECT `+runColumns+`, NULL FROM runs WHERE job = ? ORDER BY id DESC LIMIT 1`, job))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, false, nil
+	}
+	if err != nil {
+		return Run{}, false, fmt.Errorf("last run of %s: %w", job, explain(err))
+	}
+	return r, true, nil
+}
+
 func scanRun(s scanner) (Run, error) {
 	var (
 		r                  Run

@@ -144,3 +144,32 @@ func TestFetchesRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+func TestLastRunOfAJob(t *testing.T) {
+	db := mustOpen(t)
+	var ids []int64
+	for _, job := range []string{"a", "b", "a"} {
+		r, err := db.BeginRun(job, t0)
+		if err != nil {
+			t.Fatalf("BeginRun: %v", err)
+		}
+		ids = append(ids, r.ID)
+	}
+	tests := []struct {
+		job    string
+		wantID int64
+		wantOK bool
+	}{
+		{"a", ids[2], true},
+		{"b", ids[1], true},
+		{"c", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.job, func(t *testing.T) {
+			r, ok, err := db.LastRun(tt.job)
+			if err != nil || ok != tt.wantOK || r.ID != tt.wantID {
+				t.Errorf("LastRun(%q) = run %d, %v, %v; want run %d, %v", tt.job, r.ID, ok, err, tt.wantID, tt.wantOK)
+			}
+		})
+	}
+}

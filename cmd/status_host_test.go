@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store"
+)
+
+// storyDB builds, in a fresh database, a host with a story: throttled in
+// run 1 (a cold start, a latency rise, a 429 with Retry-After, a network
+// error, a breaker pause, a robots.txt retry wait), held now, with a
+// learned limit and a Crawl-delay floor; run 2, newer, never touched it.
+func storyDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ago := func(d time.Duration) time.Time { return fixedNow.Add(-d) }
+	states := []pace.State{
+		{Host: "bucket.example.org", Delay: 2150 * time.Millisecond, SetAt: ago(20 * time.Minute), HalfLife: 3 * time.Minute,
+			Baseline: 85 * time.Millisecond, CongestionDelay: 700 * time.Millisecond, CongestionAt: ago(21 * time.Minute),
+			LastSignal: "429", SignalAt: ago(21 * time.Minute),
+			SafeGap: 1020 * time.Millisecond, RefusedGap: 700 * time.Millisecond, LearnedAt: ago(21 * time.Minute), LearnedHalfLife: 7 * 24 * time.Hour,
+			Floor: time.Second, FloorSource: pace.FloorCrawlDelay,
+			HoldUntil: fixedNow.Add(25 * time.Minute), HoldReason: pace.HoldRetryAfter},
+		{Host: "bucket.example.org.mirror.example", Delay: time.Second, SetAt: ago(time.Hour), Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
+		{Host: "calm.example.net", Delay: 500 * time.Millisecond, SetAt: ago(time.Hour), Floor: 500 * time.Millisecond, FloorSource: pace.FloorDefault},
+	}
+	if err := db.SaveAll(states); err != nil {
+		t.Fatal(err)
+	}
+	c := store.RobotsCopy{Host: "bucket.example.org", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 1\nDisallow: /private\n"),
+		FetchedAt: ago(40 * time.Minute), Expires: ago(40 * time.Minute).Add(24 * time.Hour)}
+	if err := db.PutRobots(c); err != nil {
+		t.Fatal(err)
+	}
+	start := ago(40 * time.Minute)
+	h := &crawl.HostStats{Host: "bucket.example.org", Requests: 9, S2xx: 6, S429: 1, Errors: 1,
+		DelayStartS: 3, DelayMaxS: 2.15, DelayEndS: 2.15, FloorS: 1, FloorSource: "crawl-delay", Robots: "parsed (200)", Stopped: "deferred: Retry-After beyond --max-retry-after",
+		Timeline: []crawl.Point{
+			{AtS: 6, DelayS: 1, LatencyMS: 80, Status: 200},
+			{AtS: 7, DelayS: 1, LatencyMS: 85, Status: 200},
+			{AtS: 8.2, DelayS: 1.5, LatencyMS: 400, Status: 200},
+			{AtS: 9.8, DelayS: 1.4, LatencyMS: 90, Status: 200},
+			{AtS: 11.2, DelayS: 2.15, LatencyMS: 60, Status: 429, RetryAfterS: 3600},
+			{AtS: 13.4, DelayS: 2.15, Status: 0},
+			{AtS: 15.6, DelayS: 2.1, LatencyMS: 90, Status: 200},
+		},
+		Holds: []crawl.HoldMark{{Kind: crawl.HoldMarkRobotsRetry, AtS: 0.1, SpanS: 5.5}, {Kind: crawl.HoldMarkBreaker, AtS: 8.2, SpanS: 30}},
+	}
+	calm := &crawl.HostStats{Host: "calm.example.net", Requests: 3, S2xx: 3, DelayStartS: 0.5, DelayMaxS: 0.5, DelayEndS: 0.5, Stopped: "done"}
+	for _, r := range []*crawl.Report{
+		{Job: "nightly", Start: start, End: start.Add(20 * time.Second), DurationS: 20, StopReason: "done", Hosts: []*crawl.HostStats{h}},
+		{Job: "calm", Start: ago(10 * time.Minute), End: ago(9 * time.Minute), DurationS: 60, StopReason: "done", Hosts: []*crawl.HostStats{calm}},
+	} {
+		run, err := db.BeginRun(r.Job, r.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.RunID = run.ID
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.EndRun(run.ID, r.End, 0, "done", data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func storyOpts(host string, asJSON bool) *statusOptions {
+	def := pace.DefaultConfig()
+	return &statusOptions{Host: host, JSON: asJSON, Floor: def.Floor, HalfLife: def.HalfLife, Runs: 5,
+		Now: func() time.Time { return fixedNow }, Loc: time.UTC}
+}
+
+func TestGoldenStatusHostStory(t *testing.T) {
+	db := storyDB(t)
+	tests := []struct {
+		golden, host string
+		json         bool
+	}{
+		{"status-host-story.txt", "bucket.example.org", false},
+		{"status-host-story.json", "bucket.example.org", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := runStatus(&b, db, storyOpts(tt.host, tt.json)); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tt.golden, b.String())
+		})
+	}
+}
+
+// --host tells a story for an exact name or the only match, and lists the
+// table when the text matches several hosts.
+func TestStatusHostStoryOrTable(t *testing.T) {
+	db := storyDB(t)
+	tests := []struct {
+		name, host string
+		story      string // the story's first line; "" for the table
+	}{
+		{"exact name, though a longer one contains it", "bucket.example.org", "bucket.example.org\n"},
+		{"text only one host contains", "calm", "calm.example.net\n"},
+		{"text several hosts contain", "bucket", ""},
+		{"text no host contains", "nowhere", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := runStatus(&b, db, storyOpts(tt.host, false)); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			isStory := strings.Contains(got, "\n  next delay ")
+			if isStory != (tt.story != "") || tt.story != "" && !strings.HasPrefix(got, tt.story) {
+				t.Errorf("--host %q printed:\n%s\nwant the story of %q (empty: the table)", tt.host, got, strings.TrimSpace(tt.story))
+			}
+		})
+	}
+}
+
+// The JSON story holds the numbers, enums and RFC 3339 times a script
+// needs: the signals in time order, from the last run that touched the
+// host, not the newest run.
+func TestStatusHostStoryJSON(t *testing.T) {
+	db := storyDB(t)
+	var b bytes.Buffer
+	if err := runStatus(&b, db, storyOpts("bucket.example.org", true)); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Host      string     `json:"host"`
+		NextFrom  pace.Basis `json:"next_delay_from"`
+		NextDelay float64    `json:"next_delay_s"`
+		Hold      struct {
+			Until  time.Time       `json:"until"`
+			Reason pace.HoldReason `json:"reason"`
+		} `json:"hold"`
+		Robots struct {
+			Access      string  `json:"access"`
+			CrawlDelayS float64 `json:"crawl_delay_s"`
+		} `json:"robots_txt"`
+		LastRun struct {
+			ID      int64 `json:"id"`
+			Signals []struct {
+				At   time.Time  `json:"at"`
+				Kind SignalKind `json:"kind"`
+			} `json:"signals"`
+		} `json:"last_run"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("status --host --json: %v\n%s", err, b.String())
+	}
+	if got.NextFrom != pace.BasisLearned || got.NextDelay != 1.02 {
+		t.Errorf("next delay %gs from %s, want 1.02s from learned (the 3m half-life backoff decayed)", got.NextDelay, got.NextFrom)
+	}
+	if !got.Hold.Until.Equal(fixedNow.Add(25*time.Minute)) || got.Hold.Reason != pace.HoldRetryAfter {
+		t.Errorf("hold %+v, want retry-after until now+25m", got.Hold)
+	}
+	if got.Robots.Access != "parsed" || got.Robots.CrawlDelayS != 1 {
+		t.Errorf("robots.txt %+v, want parsed with Crawl-delay 1s", got.Robots)
+	}
+	if got.LastRun.ID != 1 {
+		t.Errorf("last run %d, want 1 (run 2 never touched the host)", got.LastRun.ID)
+	}
+	var kinds []SignalKind
+	for i, s := range got.LastRun.Signals {
+		kinds = append(kinds, s.Kind)
+		if i > 0 && s.At.Before(got.LastRun.Signals[i-1].At) {
+			t.Errorf("signal %d at %v before signal %d: want time order", i, s.At, i-1)
+		}
+	}
+	want := []SignalKind{SignalRobotsRetry, SignalRaised, SignalBreaker, SignalThrottled, SignalNetError}
+	if strings.Join(kindStrings(kinds), ",") != strings.Join(kindStrings(want), ",") {
+		t.Errorf("signals %v, want %v", kinds, want)
+	}
+}
+
+func kindStrings(ks []SignalKind) []string {
+	var s []string
+	for _, k := range ks {
+		s = append(s, string(k))
+	}
+	return s
+}
+
+// A run that saved no report (it died, or still runs) tells its part from
+// its fetch records.
+func TestStatusHostStoryFromFetches(t *testing.T) {
+	db := storyDB(t)
+	run, err := db.BeginRun("calm", fixedNow.Add(-5*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) time.Time { return run.StartedAt.Add(d) }
+	fs := []store.Fetch{
+		{RunID: run.ID, URL: "https://calm.example.net/a", Host: "calm.example.net", Status: 200, FetchedAt: at(time.Second), Delay: 500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://calm.example.net/b", Host: "calm.example.net", Status: 503, FetchedAt: at(2 * time.Second), Delay: 500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://calm.example.net/c", Host: "calm.example.net", Status: 0, Reason: "timeout", FetchedAt: at(4 * time.Second), Delay: 1500 * time.Millisecond},
+		{RunID: run.ID, URL: "https://other.example/x", Host: "other.example", Status: 429, FetchedAt: at(3 * time.Second)},
+	}
+	if err := db.AddFetches(fs); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := runStatus(&b, db, storyOpts("calm.example.net", true)); err != nil {
+		t.Fatal(err)
+	}
+	var got hostStory
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("status --host --json: %v\n%s", err, b.String())
+	}
+	r := got.LastRun
+	if r == nil || r.ID != run.ID || r.From != "fetches" || r.Requests != 3 || r.S503 != 1 || r.Errors != 1 {
+		t.Fatalf("last run %+v, want run %d from its fetches: 3 requests, one 503, one error", r, run.ID)
+	}
+	want := []SignalKind{SignalThrottled, SignalNetError}
+	var kinds []SignalKind
+	for _, s := range r.Signals {
+		kinds = append(kinds, s.Kind)
+	}
+	if strings.Join(kindStrings(kinds), ",") != strings.Join(kindStrings(want), ",") || !r.Signals[0].At.Equal(at(2*time.Second)) {
+		t.Errorf("signals %+v, want a 503 at %v then a network error", r.Signals, at(2*time.Second))
+	}
+	b.Reset()
+	if err := runStatus(&b, db, storyOpts("calm.example.net", false)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "from its fetch records") {
+		t.Errorf("story does not say where its run's signals come from:\n%s", b.String())
+	}
+}

@@ -1,0 +1,207 @@
+package crawl
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+)
+
+// The output folder is an archive across runs. Each run writes its
+// manifest lines to a journal of its own, runs/RUN/manifest.pending.jsonl;
+// merging a journal rewrites manifest.jsonl as the newest line per URL of
+// the old manifest and the journal (through a temporary file and a
+// rename, so the manifest is never half written), and then renames the
+// journal runs/RUN/manifest.jsonl, the run's own lines. A journal a crash
+// left pending is merged by the next run. Memory is bounded by the URLs
+// of the journals merged, never by the archive.
+const (
+	manifestName = "manifest.jsonl"
+	runsDir      = "runs"
+	pendingName  = "manifest.pending.jsonl"
+)
+
+// runDir is the folder of a run's own files, relative to the output folder.
+func runDir(id int64) string { return path.Join(runsDir, strconv.FormatInt(id, 10)) }
+
+// openJournal creates the run's folder and its manifest journal, once
+// it knows the manifest can be merged into: absent or a regular file.
+func (o *outDir) openJournal(id int64) (*os.File, error) {
+	if fi, err := o.root.Lstat(manifestName); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", manifestName)
+	}
+	for _, d := range []string{runsDir, runDir(id)} {
+		if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	return createNew(o.root, path.Join(runDir(id), pendingName))
+}
+
+// pendingJournals lists the journals not merged yet, oldest run first,
+// leaving out the run skip.
+func (o *outDir) pendingJournals(skip int64) ([]int64, error) {
+	ents, err := fs.ReadDir(o.root.FS(), runsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", runsDir, err)
+	}
+	var ids []int64
+	for _, e := range ents {
+		id, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil || id == skip || !e.IsDir() {
+			continue
+		}
+		if _, err := o.root.Lstat(path.Join(runDir(id), pendingName)); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// urlKey identifies a manifest line's URL in the merge.
+type urlKey [sha256.Size]byte
+
+// lineURL reads the URL of a manifest line; false for a line that is no
+// manifest line (a half line a crash left at a journal's end).
+func lineURL(line []byte) (urlKey, bool) {
+	var m struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.URL == "" {
+		return urlKey{}, false
+	}
+	return sha256.Sum256([]byte(m.URL)), true
+}
+
+// eachLine calls fn with every non-empty line of the file name under the
+// output folder, its newline cut; a missing file has none.
+func (o *outDir) eachLine(name string, fn func(line []byte) error) error {
+	f, err := o.root.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+		}
+		if len(line) > 0 {
+			if ferr := fn(line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// lineAt is where the newest line of a URL is: which journal, which line.
+type lineAt struct{ journal, line int }
+
+// mergeJournals merges the journals of runs ids (oldest first) into
+// manifest.jsonl: every line of the old manifest whose URL no journal
+// has, then the newest journal line of each URL. It then renames each
+// journal the run's own manifest.
+func (o *outDir) mergeJournals(ids []int64) error {
+	names := make([]string, len(ids))
+	newest := map[urlKey]lineAt{}
+	for j, id := range ids {
+		names[j] = path.Join(runDir(id), pendingName)
+		n := 0
+		err := o.eachLine(names[j], func(line []byte) error {
+			if k, ok := lineURL(line); ok {
+				newest[k] = lineAt{j, n}
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("merge manifest: read %s: %w", names[j], err)
+		}
+	}
+	err := o.replace(manifestName, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		err := o.eachLine(manifestName, func(line []byte) error {
+			if k, ok := lineURL(line); ok {
+				if _, again := newest[k]; !again {
+					return writeLine(bw, line)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", manifestName, err)
+		}
+		for j, name := range names {
+			n := 0
+			err := o.eachLine(name, func(line []byte) error {
+				k, ok := lineURL(line)
+				at := n
+				n++
+				if ok && newest[k] == (lineAt{j, at}) {
+					return writeLine(bw, line)
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("merge manifest: %w", err)
+	}
+	for j, id := range ids {
+		if err := o.root.Rename(names[j], path.Join(runDir(id), manifestName)); err != nil {
+			return fmt.Errorf("merge manifest: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeLine(w *bufio.Writer, line []byte) error {
+	if _, err := w.Write(line); err != nil {
+		return err
+	}
+	return w.WriteByte('\n')
+}
+
+// writeReports writes a run's report.json and report.html into its own
+// folder, runs/RUN, and again at the top of the output folder, where they
+// are the latest run's.
+func (o *outDir) writeReports(id int64, data []byte, rep *Report) error {
+	for _, dir := range []string{runDir(id), ""} {
+		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
+			_, err := w.Write(append(data, '\n'))
+			return err
+		})
+		if err == nil {
+			err = o.replace(path.Join(dir, "report.html"), rep.WriteHTML)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

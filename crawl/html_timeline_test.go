@@ -1,0 +1,58 @@
+package crawl
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each chart's key lists what that chart draws, and nothing else.
+func TestTimelineLegendShowsOnlyWhatIsDrawn(t *testing.T) {
+	hosts := map[string]*HostStats{}
+	for _, h := range sampleReport().Hosts {
+		hosts[h.Host] = h
+	}
+	all := []string{"delay between requests", "floor", "Retry-After wait", "breaker pause", "robots.txt retry wait",
+		"429 / 503", "response 2xx/3xx", "4xx", "429 / 5xx", "network error"}
+	tests := []struct {
+		host string
+		want []string
+	}{
+		{"api.example.org", []string{"delay between requests", "floor", "Retry-After wait", "429 / 503", "response 2xx/3xx", "429 / 5xx"}},
+		{"docs.example.org", []string{"delay between requests", "floor", "response 2xx/3xx"}},
+		{"slow.example.net", []string{"delay between requests", "floor", "breaker pause", "response 2xx/3xx", "network error"}},
+		{"never.example.com:8443", []string{"robots.txt retry wait"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			svg := string(timelineSVG(hosts[tt.host], 95))
+			for _, label := range all {
+				want := false
+				for _, w := range tt.want {
+					want = want || w == label
+				}
+				if got := strings.Contains(svg, `<text x="22" y="4">`+label+`</text>`); got != want {
+					t.Errorf("legend has %q: %v, want %v", label, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A breaker pause and a robots.txt retry wait are drawn with their span.
+func TestTimelineDrawsHolds(t *testing.T) {
+	hosts := map[string]*HostStats{}
+	for _, h := range sampleReport().Hosts {
+		hosts[h.Host] = h
+	}
+	tests := []struct{ host, want string }{
+		{"slow.example.net", "<title>breaker pause 30.0s at 40.0s</title>"},
+		{"never.example.com:8443", "<title>robots.txt retry wait 9.50s at 5.40s</title>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			if svg := string(timelineSVG(hosts[tt.host], 95)); !strings.Contains(svg, tt.want) {
+				t.Errorf("timeline lacks %q", tt.want)
+			}
+		})
+	}
+}
