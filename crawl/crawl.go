@@ -59,14 +59,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		}
 		return nil, err
 	}
-	// The seeds stream into the frontier a batch at a time, beating
-	// between batches; a signal stops the loading between two batches.
-	if err := seeds.load(ctx, db, c.start, c.beatEvery(holder)); err != nil {
-		c.endLoad(err)
-		return nil, err
-	}
-	c.rejected = seeds.rejected()
-	if err := c.announcePass(pass.left, seeds.added, pass.lastRun); err != nil {
+	if err := c.loadSeeds(ctx, seeds, holder, pass); err != nil {
 		c.endLoad(err)
 		return nil, err
 	}

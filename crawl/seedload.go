@@ -328,6 +328,17 @@ func (c *crawler) beatEvery(h frontier.Holder) func() error {
 	}
 }
 
+// loadSeeds streams the seeds into the frontier a batch at a time,
+// beating between batches (a signal stops it between two batches), and
+// announces the pass.
+func (c *crawler) loadSeeds(ctx context.Context, l *seedLoad, h frontier.Holder, pass passStart) error {
+	if err := l.load(ctx, c.db, c.start, c.beatEvery(h)); err != nil {
+		return err
+	}
+	c.rejected = l.rejected()
+	return c.announcePass(pass.left, l.added, pass.lastRun)
+}
+
 // endLoad records that a run whose seeds could not be loaded ended: with
 // the signal's code when it was interrupted.
 func (c *crawler) endLoad(err error) {
