@@ -131,42 +131,71 @@ func parseFloorHosts(fhs []string) (map[string]time.Duration, error) {
 	return m, nil
 }
 
-// readSeedsOrStop reads the seeds, giving up when ctx ends first: a
-// signal while stdin is still open ends polite at once, before any run
-// is recorded.
-func (o *crawlOptions) readSeedsOrStop(ctx context.Context, in io.Reader) ([]crawl.Seed, []crawl.Rejected, error) {
-	type read struct {
-		seeds    []crawl.Seed
-		rejected []crawl.Rejected
-		err      error
+// openSeeds makes the crawl's seed source, giving up when ctx ends first:
+// a signal while stdin is still open ends polite at once, before any run
+// is recorded. Stdin is copied to a temporary file first, which cleanup
+// removes. With --strict the whole source is checked here, a line at a
+// time, before anything is enqueued.
+func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Reader) (src crawl.SeedSource, cleanup func(), err error) {
+	cleanup = func() {}
+	type opened struct {
+		src     crawl.SeedSource
+		cleanup func()
+		err     error
 	}
-	done := make(chan read, 1)
+	done := make(chan opened, 1)
 	go func() {
-		s, r, err := o.source.read(in, o.Strict)
-		done <- read{s, r, err}
+		src, cleanup, err := o.source.open(ctx, in)
+		if err == nil && o.Strict {
+			err = checkSeeds(ctx, log, src)
+		}
+		done <- opened{src, cleanup, err}
 	}()
 	select {
 	case r := <-done:
-		return r.seeds, r.rejected, r.err
+		if r.err != nil {
+			r.cleanup()
+			return src, cleanup, r.err
+		}
+		return r.src, r.cleanup, nil
 	case <-ctx.Done():
-		return nil, nil, context.Cause(ctx)
+		// The copy of stdin may still be blocked on a read: it removes
+		// its file when that returns, if polite still runs.
+		go func() { r := <-done; r.cleanup() }()
+		return src, cleanup, context.Cause(ctx)
 	}
 }
 
-// maxRejectedShown is how many skipped seed lines stderr lists; the
-// report has them all.
-const maxRejectedShown = 5
-
-// logRejected warns about skipped seed lines, the first few one by one.
-func logRejected(log *slog.Logger, rejected []crawl.Rejected) {
-	for i, r := range rejected {
-		if i == maxRejectedShown {
-			log.Warn(fmt.Sprintf("... and %d more seed lines skipped (the report lists them all)", len(rejected)-i),
-				"more", len(rejected)-i)
-			return
+// checkSeeds reads the whole seed source as --strict wants it.
+func checkSeeds(ctx context.Context, log *slog.Logger, src crawl.SeedSource) error {
+	r := io.Reader(strings.NewReader(strings.Join(src.Lines, "\n")))
+	if src.Path != "" {
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return fmt.Errorf("%w: seed file: %v", errUsage, err)
 		}
-		log.Warn("seed line skipped", "seed", r.String(), "file", r.File, "line", r.Line, "reason", r.Reason)
+		defer f.Close()
+		r = f
 	}
+	_, err := crawl.CheckSeeds(src.Name, ctxReader{ctx, r})
+	var se *crawl.SeedError
+	if errors.As(err, &se) {
+		crawl.WarnRejected(log, se.Rejected)
+	}
+	return err
+}
+
+// ctxReader stops reading once ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
 }
 
 func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
@@ -185,12 +214,12 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
-	seeds, rejected, err := o.readSeedsOrStop(ctx, io.In)
-	logRejected(logger, rejected)
+	seeds, cleanup, err := o.openSeeds(ctx, logger, io.In)
+	defer cleanup()
 	if err != nil {
 		return err
 	}
-	cfg.Seeds, cfg.Rejected = seeds, rejected
+	cfg.Seeds = seeds
 	cfg.Logger = logger
 	if showBar {
 		cfg.Progress = bar.update

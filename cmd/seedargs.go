@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -101,18 +102,31 @@ func (s seedSource) job(now time.Time) string {
 	return "args@" + stamp
 }
 
-// read reads the seeds of the source.
-func (s seedSource) read(in io.Reader, strict bool) ([]crawl.Seed, []crawl.Rejected, error) {
+// open returns the crawl's seed source: the seed file, the URL
+// arguments, or stdin copied to a temporary file (named "stdin" in
+// messages), which cleanup removes. Copying stdin lets the crawl read it
+// as a file: checked whole before anything is enqueued (--strict), loaded
+// without holding the crawl lock while a pipe is slow, and recognised when
+// a job given with --job is resumed with the same input.
+func (s seedSource) open(ctx context.Context, in io.Reader) (crawl.SeedSource, func(), error) {
+	none := func() {}
 	switch {
 	case s.stdin:
-		return crawl.ReadSeeds("stdin", in, strict)
-	case s.file != "":
-		f, err := os.Open(s.file)
+		f, err := os.CreateTemp("", "polite-stdin-*.txt")
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: seed file: %v", errUsage, err)
+			return crawl.SeedSource{}, none, fmt.Errorf("copy stdin: %w", err)
 		}
-		defer f.Close()
-		return crawl.ReadSeeds(s.file, f, strict)
+		remove := func() { os.Remove(f.Name()) }
+		_, err = io.Copy(f, ctxReader{ctx, in})
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return crawl.SeedSource{}, remove, fmt.Errorf("copy stdin: %w", err)
+		}
+		return crawl.SeedSource{Name: "stdin", Path: f.Name()}, remove, nil
+	case s.file != "":
+		return crawl.SeedFile(s.file), none, nil
 	}
-	return crawl.ReadSeeds("argument", strings.NewReader(strings.Join(s.urls, "\n")), strict)
+	return crawl.SeedLines("argument", s.urls...), none, nil
 }

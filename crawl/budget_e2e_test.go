@@ -262,7 +262,7 @@ func TestHighestPriorityFirstWithinAHost(t *testing.T) {
 	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 	cfg := fastConfig(t)
 	for i, p := range []int{0, 5, -1, 9, 5, 0} {
-		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, fmt.Sprintf("%s/p%d/%d", srv.URL, p, i)), Priority: p, Line: i + 1})
+		cfg.Seeds.Lines = append(cfg.Seeds.Lines, fmt.Sprintf("%s/p%d/%d %d", srv.URL, p, i, p))
 	}
 	db := mustOpen(t)
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
@@ -351,7 +351,7 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 	// The next run is a new pass: it re-checks what was done and adds the
 	// new seed; the deferred host is tried again (and skipped again).
 	healthy.Reset()
-	cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, healthySrv.URL+"/new"), Line: 5})
+	cfg.Seeds.Lines = append(cfg.Seeds.Lines, healthySrv.URL+"/new")
 	rep, err = crawl.Run(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatalf("second run: %v", err)

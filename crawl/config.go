@@ -27,10 +27,9 @@ const (
 // Config is everything one crawl run needs. DefaultConfig fills the defaults
 // the command line documents.
 type Config struct {
-	Job      string
-	Seeds    []Seed
-	Rejected []Rejected // seed lines skipped, for the report
-	OutDir   string
+	Job    string
+	Seeds  SeedSource
+	OutDir string
 
 	UserAgent   string // sent on every request
 	RobotsAgent string // product token for robots.txt; "" means from UserAgent

@@ -46,13 +46,24 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer c.close()
-	if err := c.prepare(); err != nil {
+	// A seed source without a valid seed fails before the run is recorded.
+	seeds, err := c.openSeeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer seeds.close()
+	pass, err := c.prepare()
+	if err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
 			c.db.EndRun(c.run.ID, c.clock.Now(), ExitFailure, "could not start: "+err.Error(), nil)
 		}
 		return nil, err
 	}
-	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", len(cfg.Seeds), "out", cfg.OutDir)
+	if err := c.loadSeeds(ctx, seeds, holder, pass); err != nil {
+		c.endLoad(err)
+		return nil, err
+	}
+	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.read(), "new", seeds.added, "out", cfg.OutDir)
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
 	// The lock's heartbeat is wall time, whatever clock paces the run: the
@@ -94,6 +105,7 @@ type crawler struct {
 
 	stopReason string
 	fatal      error
+	rejected   []Rejected // the first seed lines skipped, for the report
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -134,24 +146,17 @@ func (c *crawler) close() {
 	c.out.Close()
 }
 
-// prepare starts the run: the run row, the seeds in the frontier, what is
-// due queued again, the manifest opened.
-func (c *crawler) prepare() error {
+// prepare starts the run: the run row, what is due queued again, the
+// manifest opened. The seeds enter the frontier after it (seedLoad). It
+// returns how the pass starts, for announcePass once the seeds are in.
+func (c *crawler) prepare() (passStart, error) {
 	c.start = c.clock.Now()
 	last, _, err := c.db.LastRun(c.cfg.Job)
 	if err != nil {
-		return err
+		return passStart{}, err
 	}
 	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
-		return err
-	}
-	es := make([]frontier.Entry, 0, len(c.cfg.Seeds))
-	for _, s := range c.cfg.Seeds {
-		u, err := normalizeURL(s.URL)
-		if err != nil {
-			continue // ReadSeeds already normalised it
-		}
-		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
+		return passStart{}, err
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -159,25 +164,18 @@ func (c *crawler) prepare() error {
 	// queued again, and what the sites deferred is tried again.
 	counts, err := c.db.Counts(c.cfg.Job)
 	if err != nil {
-		return err
+		return passStart{}, err
 	}
 	refreshBefore := time.Time{}
-	left := counts[frontier.Queued] + counts[frontier.InFlight]
-	if left == 0 {
+	pass := passStart{left: counts[frontier.Queued] + counts[frontier.InFlight], lastRun: last.ID}
+	if pass.left == 0 {
 		refreshBefore = c.start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
 			refreshBefore = c.start.Add(time.Nanosecond)
 		}
 	}
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
-		return err
-	}
-	added, err := c.db.Enqueue(c.cfg.Job, es)
-	if err != nil {
-		return err
-	}
-	if err := c.announcePass(left, added, last.ID); err != nil {
-		return err
+		return pass, err
 	}
 	c.ledger.runID = c.run.ID
 	// What runs that crashed wrote joins the manifest before this one adds to it.
@@ -186,14 +184,21 @@ func (c *crawler) prepare() error {
 			err = c.out.mergeJournals(ids)
 		}
 		if err != nil {
-			return err
+			return pass, err
 		}
 	}
 	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
-		return fmt.Errorf("create manifest: %w", err)
+		return pass, fmt.Errorf("create manifest: %w", err)
 	}
 	c.hosts.stale = true
-	return nil
+	return pass, nil
+}
+
+// passStart is how a run's pass starts: the URLs an earlier run left
+// queued or in flight, and the last run before this one.
+type passStart struct {
+	left    int
+	lastRun int64
 }
 
 // announcePass says in one log line whether the run resumes the pass an
@@ -286,7 +291,7 @@ func (c *crawler) report(end time.Time) *Report {
 		DurationS:    end.Sub(c.start).Seconds(),
 		StopReason:   c.stopReason,
 		BudgetsBound: c.budget.bound,
-		Rejected:     c.cfg.Rejected,
+		Rejected:     c.rejected,
 		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
 	}

@@ -33,9 +33,7 @@ func fastConfig(t *testing.T, seeds ...string) crawl.Config {
 	cfg.Pace.Jitter = 0
 	cfg.Timeout = 5 * time.Second
 	cfg.Grace = 2 * time.Second
-	for i, s := range seeds {
-		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: mustNormalize(t, s), Line: i + 1})
-	}
+	cfg.Seeds = crawl.SeedLines("seeds", seeds...)
 	return cfg
 }
 

@@ -458,8 +458,8 @@ func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
 	db := mustOpen(t)
 	// A run that died: its seeds entered, two taken in flight, one done.
 	var es []store.Entry
-	for _, s := range cfg.Seeds {
-		es = append(es, store.Entry{URL: s.URL, Host: srv.Listener.Addr().String()})
+	for _, s := range cfg.Seeds.Lines {
+		es = append(es, store.Entry{URL: mustNormalize(t, s), Host: srv.Listener.Addr().String()})
 	}
 	if _, err := db.Enqueue(cfg.Job, es); err != nil {
 		t.Fatal(err)

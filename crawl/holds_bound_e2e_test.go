@@ -28,8 +28,8 @@ func TestStoredWaitBoundedByMaxHold(t *testing.T) {
 	far := time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC)
 	host := srv.Listener.Addr().String()
 	var es []store.Entry
-	for _, sd := range cfg.Seeds {
-		es = append(es, store.Entry{URL: sd.URL, Host: host, State: store.Deferred, NextAt: far})
+	for _, sd := range cfg.Seeds.Lines {
+		es = append(es, store.Entry{URL: mustNormalize(t, sd), Host: host, State: store.Deferred, NextAt: far})
 	}
 	if _, err := db.Enqueue(cfg.Job, es); err != nil {
 		t.Fatal(err)
@@ -49,10 +49,10 @@ func TestStoredWaitBoundedByMaxHold(t *testing.T) {
 	if got := strings.Count(logs.String(), "stored hold cut"); got != 1 {
 		t.Errorf("log says %q %d times, want once:\n%s", "stored hold cut", got, logs.String())
 	}
-	for _, sd := range cfg.Seeds {
-		e := mustGet(t, db, cfg.Job, sd.URL)
+	for _, sd := range cfg.Seeds.Lines {
+		e := mustGet(t, db, cfg.Job, sd)
 		if lo, hi := t0.Add(2*time.Hour), clk.Now().Add(2*time.Hour); e.NextAt.Before(lo) || e.NextAt.After(hi) {
-			t.Errorf("%s next_at %v, want within --max-hold of the run: %v..%v", sd.URL, e.NextAt, lo, hi)
+			t.Errorf("%s next_at %v, want within --max-hold of the run: %v..%v", sd, e.NextAt, lo, hi)
 		}
 	}
 	st, ok, err := db.Load(host)

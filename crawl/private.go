@@ -59,13 +59,9 @@ type dialPolicy struct {
 }
 
 func newDialPolicy(cfg *Config) dialPolicy {
-	p := dialPolicy{allowAll: cfg.AllowPrivate, seeds: map[origin]bool{}}
-	for _, s := range cfg.Seeds {
-		if u, err := normalizeURL(s.URL); err == nil {
-			p.seeds[originOf(u)] = true
-		}
-	}
-	return p
+	// The seeds' origins are added as the run loads its seeds, before
+	// its first request (seedLoad).
+	return dialPolicy{allowAll: cfg.AllowPrivate, seeds: map[origin]bool{}}
 }
 
 // privateGrant lets the first origin fetched under it dial private addresses.

@@ -132,11 +132,11 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.ConnectTimeout = 2 * time.Second
 			cfg.AllowPrivate = tt.allow
-			if tt.seed != "" {
-				cfg.Seeds = []Seed{{URL: tt.seed}}
-			}
 			f := newFetcher(&cfg, time.Now)
 			defer f.close()
+			if tt.seed != "" {
+				f.policy.seeds[originOf(mustURLOf(t, tt.seed))] = true
+			}
 			before := hits.Load()
 			start := time.Now()
 			resp := f.get(withPrivateOK(context.Background(), tt.grant), mustURLOf(t, tt.url), nil)

@@ -53,7 +53,8 @@ func TestCredentialsNeverInErrors(t *testing.T) {
 			t.Errorf("resolve(%.40q) = %v, want an error without the password", l, err)
 		}
 	}
-	_, rejected, _ := ReadSeeds("seeds.txt", strings.NewReader(strings.Join(lines, "\n")+"\nhttp://example.org/ok\n"), false)
+	_, sr := readAll("seeds.txt", strings.Join(lines, "\n")+"\nhttp://example.org/ok\n")
+	rejected := sr.Rejected()
 	if len(rejected) != len(lines) {
 		t.Fatalf("%d lines rejected, want %d", len(rejected), len(lines))
 	}

@@ -35,27 +35,51 @@ type SeedError struct{ Rejected }
 
 func (e *SeedError) Error() string { return e.Rejected.String() + " (--strict)" }
 
-// ErrNoSeeds is returned by ReadSeeds when no line of the file is a valid seed.
+// ErrNoSeeds is returned when no line of a seed source is a valid seed.
 var ErrNoSeeds = errors.New("no valid seed")
 
-// ReadSeeds reads a seed file: one URL per line, an optional integer priority
-// after it, blank lines and # comments ignored. Bad lines are returned as
-// rejected and skipped; with strict the first bad line fails the whole file.
-// Duplicate URLs (after normalisation) are kept once, at their first line.
-func ReadSeeds(name string, r io.Reader, strict bool) ([]Seed, []Rejected, error) {
-	var (
-		seeds    []Seed
-		rejected []Rejected
-		seen     = map[string]bool{}
-	)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for n := 1; ; n++ {
-		line, tooLong, err := readLine(br)
+// MaxRejectedKept is how many skipped seed lines a SeedReader keeps for
+// the report; it counts the others.
+const MaxRejectedKept = 1000
+
+// SeedReader reads a seed file one line at a time: one URL per line, an
+// optional integer priority after it, blank lines and # comments ignored.
+// Next returns the valid seeds, normalised; bad lines are skipped, counted,
+// passed to OnReject and the first MaxRejectedKept kept. It holds one line
+// at a time, whatever the size of the file, and never dedups: the frontier
+// keeps a URL once, at its first line.
+type SeedReader struct {
+	OnReject func(Rejected) // told of every skipped line; nil: not told
+
+	name     string
+	br       *bufio.Reader
+	line     int
+	seeds    int
+	rejected []Rejected
+	nrej     int
+	err      error
+	done     bool
+}
+
+// NewSeedReader returns a reader of the seed file r, which messages call name.
+func NewSeedReader(name string, r io.Reader) *SeedReader {
+	return &SeedReader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Next returns the next valid seed; false at the end of the file or on a
+// read error (Err says which).
+func (sr *SeedReader) Next() (Seed, bool) {
+	for !sr.done {
+		n := sr.line + 1
+		line, tooLong, err := readLine(sr.br)
+		sr.done = err != nil
 		if err == io.EOF && line == "" && !tooLong {
 			break
 		}
+		sr.line = n
 		if err != nil && err != io.EOF {
-			return nil, nil, fmt.Errorf("read seeds %s:%d: %w", name, n, err)
+			sr.err = fmt.Errorf("read seeds %s:%d: %w", sr.name, n, err)
+			break
 		}
 		s, reason := parseSeedLine(line, tooLong)
 		if n == 1 {
@@ -63,26 +87,67 @@ func ReadSeeds(name string, r io.Reader, strict bool) ([]Seed, []Rejected, error
 		}
 		switch {
 		case reason != "":
-			// A rejected line is shown, logged and stored: without the
-			// credentials it may carry.
-			rj := Rejected{File: name, Line: n, Text: clip(redactUserinfo(line), 200), Reason: redactUserinfo(reason)}
-			if strict {
-				return nil, []Rejected{rj}, &SeedError{rj}
-			}
-			rejected = append(rejected, rj)
-		case s.URL != "" && !seen[s.URL]:
-			seen[s.URL] = true
+			sr.reject(Rejected{File: sr.name, Line: n, Text: line, Reason: reason})
+		case s.URL != "":
 			s.Line = n
-			seeds = append(seeds, s)
+			sr.seeds++
+			return s, true
 		}
-		if err == io.EOF {
+	}
+	return Seed{}, false
+}
+
+// reject counts a skipped line and keeps it while there is room. A
+// rejected line is shown, logged and stored: without the credentials it
+// may carry.
+func (sr *SeedReader) reject(rj Rejected) {
+	rj.Text, rj.Reason = clip(redactUserinfo(rj.Text), 200), redactUserinfo(rj.Reason)
+	sr.nrej++
+	if len(sr.rejected) < MaxRejectedKept {
+		sr.rejected = append(sr.rejected, rj)
+	}
+	if sr.OnReject != nil {
+		sr.OnReject(rj)
+	}
+}
+
+// Err returns the read error that ended Next, if any.
+func (sr *SeedReader) Err() error { return sr.err }
+
+// Seeds returns how many valid seed lines Next returned.
+func (sr *SeedReader) Seeds() int { return sr.seeds }
+
+// Rejected returns the first MaxRejectedKept lines skipped.
+func (sr *SeedReader) Rejected() []Rejected { return sr.rejected }
+
+// RejectedCount returns how many lines were skipped.
+func (sr *SeedReader) RejectedCount() int { return sr.nrej }
+
+// CheckSeeds reads a whole seed file as --strict wants it: the first bad
+// line fails it (a *SeedError), and so does a file without a valid seed
+// (ErrNoSeeds). It returns how many valid seed lines the file has.
+func CheckSeeds(name string, r io.Reader) (int, error) {
+	sr := NewSeedReader(name, r)
+	var bad *Rejected
+	sr.OnReject = func(rj Rejected) {
+		if bad == nil {
+			bad = &rj
+		}
+	}
+	for bad == nil {
+		if _, ok := sr.Next(); !ok {
 			break
 		}
 	}
-	if len(seeds) == 0 {
-		return nil, rejected, fmt.Errorf("read seeds %s: %w", name, ErrNoSeeds)
+	switch {
+	case bad != nil:
+		return sr.Seeds(), &SeedError{*bad}
+	case sr.Err() != nil:
+		return sr.Seeds(), sr.Err()
+	case sr.Seeds() == 0:
+		return 0, fmt.Errorf("read seeds %s: %w", name, ErrNoSeeds)
 	}
-	return seeds, rejected, nil
+	return sr.Seeds(), nil
 }
 
 // readLine returns the next line without its end; tooLong reports a line

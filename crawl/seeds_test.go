@@ -28,13 +28,17 @@ func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
 		"   \t",                               // 17
 		"http://exa mple.org/",                // 18
 	}, "\n")
-	seeds, rejected, err := ReadSeeds("seeds.txt", strings.NewReader(file), false)
-	if err != nil {
-		t.Fatalf("ReadSeeds: %v", err)
+	seeds, sr := readAll("seeds.txt", file)
+	if err := sr.Err(); err != nil {
+		t.Fatalf("Err: %v", err)
 	}
+	rejected := sr.Rejected()
+	// Duplicates are the frontier's to drop: it keeps a URL at its first line.
 	wantSeeds := []Seed{
 		{URL: "https://example.org/a", Line: 3},
 		{URL: "https://example.org/b", Priority: 10, Line: 5},
+		{URL: "https://example.org/a", Line: 10},
+		{URL: "https://example.org/a", Line: 11},
 		{URL: "https://example.org/e", Priority: 2, Line: 15},
 	}
 	if len(seeds) != len(wantSeeds) {
@@ -80,8 +84,8 @@ func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
 	}
 }
 
-func TestReadSeedsStrictRefusesTheFile(t *testing.T) {
-	_, _, err := ReadSeeds("s.txt", strings.NewReader("https://a.example/\nnot a url\n"), true)
+func TestCheckSeedsRefusesTheFile(t *testing.T) {
+	_, err := CheckSeeds("s.txt", strings.NewReader("https://a.example/\nnot a url\n"))
 	var se *SeedError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want a *SeedError", err)
@@ -91,29 +95,93 @@ func TestReadSeedsStrictRefusesTheFile(t *testing.T) {
 	}
 }
 
-func TestReadSeedsEdgeFiles(t *testing.T) {
+// TestSeedReaderEdgeFiles: what the reader returns and skips, and what
+// --strict (CheckSeeds) makes of the same file.
+func TestSeedReaderEdgeFiles(t *testing.T) {
 	tests := []struct {
-		name    string
-		in      string
-		want    int
-		wantErr error
+		name      string
+		in        string
+		seeds     int
+		skipped   int
+		strictErr error // nil, ErrNoSeeds, or errSeedLine for a *SeedError
 	}{
-		{"empty", "", 0, ErrNoSeeds},
-		{"only comments", "# a\n\n   # b\n", 0, ErrNoSeeds},
-		{"binary", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n", 0, ErrNoSeeds},
-		{"BOM and CRLF", "\ufeffhttps://a.example/x\r\nhttps://a.example/y\r\n", 2, nil},
-		{"no final newline", "https://a.example/x", 1, nil},
-		{"one megabyte line then a good one", "https://a.example/" + strings.Repeat("a", 1<<20) + "\nhttps://a.example/ok\n", 1, nil},
+		{"empty", "", 0, 0, ErrNoSeeds},
+		{"only comments", "# a\n\n   # b\n", 0, 0, ErrNoSeeds},
+		{"binary", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n", 0, 2, errSeedLine},
+		{"BOM and CRLF", "\ufeffhttps://a.example/x\r\nhttps://a.example/y\r\n", 2, 0, nil},
+		{"no final newline", "https://a.example/x", 1, 0, nil},
+		{"duplicates are returned", "https://a.example/x\nhttps://A.EXAMPLE:443/x 3\n", 2, 0, nil},
+		{"one megabyte line then a good one", "https://a.example/" + strings.Repeat("a", 1<<20) + "\nhttps://a.example/ok\n", 1, 1, errSeedLine},
+		{"bad lines only", strings.Repeat("ftp://a.example/\n", 3), 0, 3, errSeedLine},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			seeds, _, err := ReadSeeds("f", strings.NewReader(tt.in), false)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			seeds, sr := readAll("f", tt.in)
+			if len(seeds) != tt.seeds || sr.Seeds() != tt.seeds || sr.RejectedCount() != tt.skipped || sr.Err() != nil {
+				t.Errorf("got %d seeds (counted %d), %d skipped, err %v; want %d, %d, nil",
+					len(seeds), sr.Seeds(), sr.RejectedCount(), sr.Err(), tt.seeds, tt.skipped)
 			}
-			if len(seeds) != tt.want {
-				t.Errorf("got %d seeds, want %d", len(seeds), tt.want)
+			n, err := CheckSeeds("f", strings.NewReader(tt.in))
+			var se *SeedError
+			switch {
+			case tt.strictErr == errSeedLine && !errors.As(err, &se):
+				t.Errorf("CheckSeeds = %v, want a *SeedError", err)
+			case tt.strictErr != errSeedLine && !errors.Is(err, tt.strictErr):
+				t.Errorf("CheckSeeds = %v, want %v", err, tt.strictErr)
+			case err == nil && n != tt.seeds:
+				t.Errorf("CheckSeeds counted %d seeds, want %d", n, tt.seeds)
 			}
 		})
+	}
+}
+
+var errSeedLine = errors.New("a *SeedError")
+
+// TestSeedReaderKeepsTheFirstRejectedLines: a file of many bad lines
+// costs MaxRejectedKept of them in memory, and all are counted and told.
+func TestSeedReaderKeepsTheFirstRejectedLines(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  int
+		kept int
+	}{
+		{"a few", 3, 3},
+		{"as many as kept", MaxRejectedKept, MaxRejectedKept},
+		{"more", 3*MaxRejectedKept + 7, MaxRejectedKept},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := strings.Repeat("example.org/noscheme\n", tt.bad) + "https://a.example/\n"
+			sr := NewSeedReader("seeds.txt", strings.NewReader(text))
+			told := 0
+			sr.OnReject = func(Rejected) { told++ }
+			var seeds []Seed
+			for s, ok := sr.Next(); ok; s, ok = sr.Next() {
+				seeds = append(seeds, s)
+			}
+			if len(seeds) != 1 || seeds[0].Line != tt.bad+1 {
+				t.Errorf("seeds = %+v, want one at line %d", seeds, tt.bad+1)
+			}
+			if got := len(sr.Rejected()); got != tt.kept || sr.RejectedCount() != tt.bad || told != tt.bad {
+				t.Errorf("kept %d, counted %d, told %d; want %d, %d, %d", got, sr.RejectedCount(), told, tt.kept, tt.bad, tt.bad)
+			}
+			want := fmt.Sprintf(`seeds.txt:%d: URL "example.org/noscheme" has no scheme (want http:// or https://)`, tt.kept)
+			if last := sr.Rejected()[len(sr.Rejected())-1]; last.String() != want {
+				t.Errorf("last kept = %q, want %q", last, want)
+			}
+		})
+	}
+}
+
+// readAll reads every seed of text, as a run does a batch at a time.
+func readAll(name, text string) ([]Seed, *SeedReader) {
+	sr := NewSeedReader(name, strings.NewReader(text))
+	var seeds []Seed
+	for {
+		s, ok := sr.Next()
+		if !ok {
+			return seeds, sr
+		}
+		seeds = append(seeds, s)
 	}
 }

@@ -41,6 +41,10 @@ type Store interface {
 	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
 	// Counts returns how many entries of job are in each state.
 	Counts(job string) (map[frontier.State]int, error)
+	// SeedSource returns what job's frontier last took from its seed file, if anything.
+	SeedSource(job string) (frontier.SeedSource, bool, error)
+	// PutSeedSource records what job's frontier took from its seed file.
+	PutSeedSource(s frontier.SeedSource) error
 
 	// Load returns the stored pace state of host, if any.
 	Load(host string) (pace.State, bool, error)

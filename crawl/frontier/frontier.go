@@ -140,3 +140,17 @@ func ThisProcess(job string) Holder {
 // ErrLockLost is returned by a store's Heartbeat when the crawl lock is no
 // longer the caller's: another crawl took it over after a silence of Stale.
 var ErrLockLost = errors.New("the crawl lock was taken over by another crawl")
+
+// SeedSource is what a job's frontier last took from its seed file: how to
+// tell, without reading the file again, that it has not changed since, and
+// the seeds' origins, which the private-address rule exempts.
+type SeedSource struct {
+	Job      string
+	Name     string    // the file as messages name it
+	Size     int64     // bytes
+	ModTime  time.Time // the file's modification time
+	SHA256   string    // hex digest of the content read
+	Seeds    int       // valid seed lines read (duplicates included)
+	Origins  []string  // the seeds' origins, "scheme://host:port", sorted
+	LoadedAt time.Time
+}

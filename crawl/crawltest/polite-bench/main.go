@@ -15,6 +15,12 @@
 // crawl in a tenth of the time. The figures are counted by the origins
 // (crawltest.Stats), never taken from the crawler.
 //
+// The seeds scenario runs the binary over a 1,000,000-line seed file over
+// 200 loopback origins with --max-requests 1, then again (a resume): peak
+// RSS, and the load rate as seed lines over the time from the start of
+// the process to the first request (every seed is in the frontier before
+// the first request).
+//
 // The throughput scenario runs the real binary (-polite) as a child process
 // against 200 unthrottled origins with floors at zero, and beside it a
 // minimal net/http crawler over the same URLs as a reference.
@@ -56,7 +62,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "throughput"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "throughput", "seeds"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -136,6 +142,7 @@ type bench struct {
 	log        io.Writer // progress lines
 	rows       []row
 	throughput *throughputResult
+	seeds      *seedsResult
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -152,6 +159,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"second", b.secondRun},
 		{"nightly", b.nightly},
 		{"throughput", b.runThroughput},
+		{"seeds", b.runSeeds},
 	}
 	for _, s := range steps {
 		if !b.opts.runs(s.key) {

@@ -151,13 +151,12 @@ func crawlConfig(p policy, dir, job string, seeds []string, perHost int, maxDur 
 	cfg.PerHost = perHost
 	cfg.MaxDuration = maxDur
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	for i, s := range seeds {
-		u, err := crawl.Normalize(s)
-		if err != nil {
+	for _, s := range seeds {
+		if _, err := crawl.Normalize(s); err != nil {
 			return cfg, fmt.Errorf("seed %s: %w", s, err)
 		}
-		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: u, Line: i + 1})
 	}
+	cfg.Seeds = crawl.SeedLines("seeds", seeds...)
 	return cfg, nil
 }
 

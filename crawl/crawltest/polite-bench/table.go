@@ -61,6 +61,10 @@ func (b *bench) print(w io.Writer, took time.Duration) {
 		t.print(w)
 		fmt.Fprintln(w)
 	}
+	if s := b.seeds; s != nil {
+		s.print(w)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "targets (polite):")
 	for _, l := range b.targets() {
 		fmt.Fprintln(w, "  "+l)
@@ -124,6 +128,9 @@ func (b *bench) targets() []string {
 		all := p.recorded == t.urls() && p.onDisk == t.urls()
 		out = append(out, fmt.Sprintf("throughput: >= 1500 pages/s, peak RSS < 80 MB, every fetch in SQLite and every body on disk: %s (%.0f pages/s, %.1f MB, %d/%d recorded, %d/%d on disk)",
 			verdict(p.rate() >= 1500 && p.rssMB() < 80 && all), p.rate(), p.rssMB(), p.recorded, t.urls(), p.onDisk, t.urls()))
+	}
+	if s := b.seeds; s != nil {
+		out = append(out, s.target())
 	}
 	if len(out) == 0 {
 		out = append(out, "none ran")

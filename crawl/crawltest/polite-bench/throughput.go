@@ -289,13 +289,7 @@ func inProcess(ctx context.Context, o options, dir string, urls []string, origin
 	cfg.Pace.Floor, cfg.Pace.Start, cfg.Pace.Decrease = 0, 0, 0
 	cfg.Concurrency, cfg.MaxDuration = o.concurrency, throughputTimeout
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	for i, u := range urls {
-		n, err := crawl.Normalize(u)
-		if err != nil {
-			return f, err
-		}
-		cfg.Seeds = append(cfg.Seeds, crawl.Seed{URL: n, Line: i + 1})
-	}
+	cfg.Seeds = crawl.SeedLines("seeds", urls...)
 	dbPath := filepath.Join(dir, "polite.db")
 	db, err := store.Open(dbPath)
 	if err != nil {
