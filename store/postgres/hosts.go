@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
 )
 
 var _ pace.StateStore = (*DB)(nil)
@@ -147,9 +147,9 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 
 // Robots returns the stored robots.txt copy of host; the caller judges
 // its age by FetchedAt and Expires.
-func (db *DB) Robots(host string) (store.RobotsCopy, bool, error) {
+func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	var (
-		c     store.RobotsCopy
+		c     frontier.RobotsCopy
 		found bool
 	)
 	err := db.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
@@ -167,7 +167,7 @@ func (db *DB) Robots(host string) (store.RobotsCopy, bool, error) {
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c store.RobotsCopy) error {
+func (db *DB) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
@@ -187,16 +187,16 @@ func (db *DB) PutRobots(c store.RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]store.RobotsCopy, error) {
-	var cs []store.RobotsCopy
+func (db *DB) RobotsCopies() ([]frontier.RobotsCopy, error) {
+	var cs []frontier.RobotsCopy
 	err := db.read("list robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT host, status, fetched_at, expires_at FROM robots ORDER BY host`)
 		if err != nil {
 			return err
 		}
-		cs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.RobotsCopy, error) {
+		cs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.RobotsCopy, error) {
 			var (
-				c              store.RobotsCopy
+				c              frontier.RobotsCopy
 				fetched, until int64
 			)
 			err := r.Scan(&c.Host, &c.Status, &fetched, &until)
