@@ -169,28 +169,6 @@ func (g *globals) dbPath() (string, error) {
 	return filepath.Join(state, "polite", "polite.db"), nil
 }
 
-func (g *globals) openDB() (*store.DB, error) {
-	p, err := g.dbPath()
-	if err != nil {
-		return nil, err
-	}
-	db, err := store.Open(p)
-	if err == nil {
-		db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
-	}
-	return db, err
-}
-
-// withDB runs a command's work on the database and closes it after.
-func (g *globals) withDB(run func(*store.DB) error) error {
-	db, err := g.openDB()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return run(db)
-}
-
 // logger returns the slog logger for stderr.
 func (g *globals) logger(w io.Writer, quietInfo bool) (*slog.Logger, error) {
 	level := slog.LevelInfo
