@@ -173,8 +173,10 @@ func checkShared(t *testing.T, s crawltest.Stats, pages, held int, floor time.Du
 	if len(oks) != pages {
 		t.Errorf("pages answered 200: %d, want all %d", len(oks), pages)
 	}
-	if twice > held {
-		t.Errorf("pages fetched twice: %d, want at most the %d the killed worker held", twice, held)
+	// The killed worker held entries it had taken but not fetched, and
+	// at most one in flight (--per-host 1): only that one may come twice.
+	if twice > min(held, 1) {
+		t.Errorf("pages fetched twice: %d, want at most the one the killed worker had in flight (it held %d)", twice, held)
 	}
 	if throttled > 2 {
 		t.Errorf("429s: %d of %d requests, want at most 2", throttled, len(at))

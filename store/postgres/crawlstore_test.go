@@ -125,3 +125,50 @@ func TestClaimSharesPaceAndLearnedDelay(t *testing.T) {
 		t.Errorf("Claim 2s after a claim under a stored 5s delay = %v, %v, %v; want wait until +5s", ok, wait.Sub(now), err)
 	}
 }
+
+// A run without an end beats with its job's live workers, so that runs
+// and status do not call a long shared run dead.
+func TestRunBeatsWithItsWorkers(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	clock := newClock()
+	db := mustOpen(t, u, clock)
+	r, err := db.BeginRun("j", clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Acquire(frontier.Holder{PID: 1, Hostname: "m1", Job: "j"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(frontier.Stale * 2)
+	if err := db.Heartbeat(frontier.Holder{}, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		end      bool
+		wantDied bool
+	}{
+		{"running, its worker beating", false, false},
+		{"ended", true, false},
+	}
+	for _, tt := range tests {
+		if tt.end {
+			if err := db.EndRun(r.ID, clock.Now(), 0, "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := db.GetRun(r.ID)
+		if err != nil || got.Died(clock.Now()) != tt.wantDied {
+			t.Errorf("%s: run %+v, %v: Died = %v, want %v", tt.name, got, err, got.Died(clock.Now()), tt.wantDied)
+		}
+	}
+	if err := db.Release(frontier.Holder{}); err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := db.BeginRun("j", clock.Now())
+	clock.Advance(frontier.Stale * 2)
+	if rs, err := db.Runs(1); err != nil || len(rs) != 1 || rs[0].ID != r2.ID || !rs[0].Died(clock.Now()) {
+		t.Errorf("Runs(1) = %+v, %v; want run %d died (no worker, no end)", rs, err, r2.ID)
+	}
+}

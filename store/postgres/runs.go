@@ -47,12 +47,18 @@ func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, repor
 
 const runColumns = `id, job, started_at, ended_at, exit_code, summary`
 
+// runBeat is a run's heartbeat: a run without an end is as alive as the
+// job's freshest live worker (runs and workers are not linked, so a
+// killed worker's run looks alive while others work its job).
+const runBeat = `COALESCE((SELECT MAX(w.heartbeat_at) FROM workers w
+	WHERE w.job = runs.job AND runs.ended_at = 0), 0)`
+
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
 func (db *DB) Runs(limit int) ([]frontier.Run, error) {
 	var rs []frontier.Run
 	err := db.read("list runs", func(ctx context.Context, tx pgx.Tx) error {
-		q := `SELECT ` + runColumns + `, NULL::bytea FROM runs ORDER BY id DESC`
+		q := `SELECT ` + runColumns + `, NULL::bytea, ` + runBeat + ` FROM runs ORDER BY id DESC`
 		args := []any{}
 		if limit > 0 {
 			q += ` LIMIT $1`
@@ -74,7 +80,7 @@ func (db *DB) GetRun(id int64) (frontier.Run, error) {
 	var r frontier.Run
 	err := db.read(fmt.Sprintf("get run %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report FROM runs WHERE id = $1`, id))
+		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report, `+runBeat+` FROM runs WHERE id = $1`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNotFound
 		}
@@ -86,12 +92,12 @@ func (db *DB) GetRun(id int64) (frontier.Run, error) {
 func scanRun(s pgx.Row) (frontier.Run, error) {
 	var (
 		r            frontier.Run
-		started, end int64
+		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report, &beat); err != nil {
 		return frontier.Run{}, err
 	}
-	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)
 	return r, nil
 }
 
