@@ -91,7 +91,7 @@ func (db *DB) GetRun(id int64) (frontier.Run, error) {
 
 func scanRun(s pgx.Row) (frontier.Run, error) {
 	var (
-		r            frontier.Run
+		r                  frontier.Run
 		started, end, beat int64
 	)
 	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report, &beat); err != nil {
