@@ -132,7 +132,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetUsageFunc(usage)
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
+	pf.StringVar(&g.DB, "db", "", "database file or postgres:// URL (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log a line per request")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "quiet for cron: no progress bar, no summary when the run ends 0; warnings and errors only")
 	g.LogFormat = "text"
