@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,5 +194,88 @@ func checkShared(t *testing.T, s crawltest.Stats, pages, held int, floor time.Du
 			t.Fatalf("%d requests within one second (from %s), want at most %d at one per %s",
 				j-i+1, at[i].Format("15:04:05.000"), most, floor)
 		}
+	}
+}
+
+// proxy forwards loopback connections to addr until cut, which closes the
+// listener and every connection: the database server as a worker sees it
+// when the network goes away.
+type proxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newProxy(t *testing.T, addr string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// A worker that loses its database mid-run stops fetching and exits
+// non-zero; what it committed stays.
+func TestCLIPostgresLostServer(t *testing.T) {
+	db, conn := pgSchema(t)
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := newProxy(t, u.Host)
+	u.Host = px.ln.Addr().String()
+	const pages = 200
+	o, srv := serve(t, crawltest.Config{})
+	var seeds strings.Builder
+	for i := range pages {
+		fmt.Fprintf(&seeds, "%s/item/%d\n", srv.URL, i)
+	}
+	w := start(t, append([]string{"crawl", "--db", u.String(), "--job", "lost", "--out", t.TempDir(), writeFile(t, "s.txt", seeds.String())}, fast...)...)
+	until(t, 20*time.Second, "some pages", func() bool { return o.Stats().Requests >= 20 })
+	px.cut()
+	code := w.wait(t, 60*time.Second)
+	after := o.Stats().Requests
+	if code == 0 || after >= pages {
+		t.Errorf("exit %d after %d of %d requests; want non-zero before the end\n%s", code, after, pages, w.stderr.String())
+	}
+	if !strings.Contains(w.stderr.String(), u.Host) {
+		t.Errorf("stderr does not name the server %s:\n%s", u.Host, w.stderr.String())
+	}
+	var done int
+	if err := conn.QueryRow(context.Background(), `SELECT COUNT(*) FROM frontier WHERE job = 'lost' AND state = 'done'`).Scan(&done); err != nil {
+		t.Fatal(err)
+	}
+	if done == 0 || done > after {
+		t.Errorf("%d entries committed done, want some and at most the %d requests made", done, after)
 	}
 }
