@@ -43,6 +43,10 @@ func (db *DB) Save(st pace.State) error {
 
 // SaveAll stores many states in one transaction. A state's HoldUntil also
 // holds the host for every worker (see Hold), with LastSignal as reason.
+// A state older in congestion than the stored one (its last congestion
+// signal came before the stored one's) does not replace it: of several
+// workers, the one that saw the host's latest refusal knows its limit
+// best, and the others' periodic saves must not undo what it learned.
 func (db *DB) SaveAll(sts []pace.State) error {
 	if len(sts) == 0 {
 		return nil
@@ -62,7 +66,8 @@ func (db *DB) SaveAll(sts []pace.State) error {
 					congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
 					last_signal = excluded.last_signal,
 					floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
-					hold_until = excluded.hold_until`,
+					hold_until = excluded.hold_until
+				WHERE excluded.congestion_at >= host_state.congestion_at`,
 				st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
 				int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
 				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil))
