@@ -47,7 +47,7 @@ crawl would save its own idea of the hosts when it ends.`,
   polite forget --all --yes`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Hosts = args
-			return g.withDB(func(db *store.DB) error {
+			return g.withDB(func(db appDB) error {
 				return runForget(io, db, opts)
 			})
 		},

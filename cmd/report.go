@@ -43,7 +43,7 @@ without it, the newest finished run (of --job, when given).`,
 			if len(args) == 1 {
 				opts.Run = args[0]
 			}
-			return g.withDB(func(db *store.DB) error {
+			return g.withDB(func(db appDB) error {
 				return runReport(io.Out, db, opts)
 			})
 		},

@@ -132,7 +132,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetUsageFunc(usage)
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.DB, "db", "", "database file (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
+	pf.StringVar(&g.DB, "db", "", "database file or postgres:// URL (default $POLITE_DB, else $XDG_STATE_HOME/polite/polite.db)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log a line per request")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "quiet for cron: no progress bar, no summary when the run ends 0; warnings and errors only")
 	g.LogFormat = "text"
@@ -167,28 +167,6 @@ func (g *globals) dbPath() (string, error) {
 		state = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(state, "polite", "polite.db"), nil
-}
-
-func (g *globals) openDB() (*store.DB, error) {
-	p, err := g.dbPath()
-	if err != nil {
-		return nil, err
-	}
-	db, err := store.Open(p)
-	if err == nil {
-		db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
-	}
-	return db, err
-}
-
-// withDB runs a command's work on the database and closes it after.
-func (g *globals) withDB(run func(*store.DB) error) error {
-	db, err := g.openDB()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return run(db)
 }
 
 // logger returns the slog logger for stderr.

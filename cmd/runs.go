@@ -37,7 +37,7 @@ its end and is shown as died.`,
   polite runs --json | jq '.[] | select(.exit_code != 0) | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.withDB(func(db *store.DB) error {
+			return g.withDB(func(db appDB) error {
 				return runRuns(io.Out, db, opts)
 			})
 		},

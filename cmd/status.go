@@ -65,7 +65,7 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
   polite status --json | jq '.hosts[] | select(.hold) | {host, hold}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.withDB(func(db *store.DB) error {
+			return g.withDB(func(db appDB) error {
 				opts.FloorSet = cmd.Flags().Changed("floor")
 				if opts.Job != "" {
 					return runJobStatus(io.Out, db, opts.Job, opts.JSON)
@@ -218,15 +218,24 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	workers, err := liveWorkers(db) // a shared database's crawl workers
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Hosts []hostStatus `json:"hosts"`
-			Runs  []runRow     `json:"runs"`
-		}{nonNil(rows), nonNil(rs)})
+			Workers []workerRow  `json:"workers,omitempty"`
+			Hosts   []hostStatus `json:"hosts"`
+			Runs    []runRow     `json:"runs"`
+		}{workers, nonNil(rows), nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if _, shared := db.(workerLister); shared {
+		writeWorkers(tw, workers, now, o.Loc)
+		fmt.Fprintln(tw)
+	}
 	writeHosts(tw, rows, o.Host, now)
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)

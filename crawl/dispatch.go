@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -87,7 +88,25 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 		}
 		return ready, false
 	}
-	return time.Time{}, true
+	return sc.claim(h, now)
+}
+
+// claim claims h's next request slot in a Store shared with other
+// crawling processes, so that together they keep the host's one pace;
+// with a Store of this process alone, h is ready. A failed claim is
+// fatal: the run stops.
+func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
+	sp, ok := sc.db.(SharedPace)
+	if !ok {
+		return time.Time{}, true
+	}
+	ok, wait, err := sp.Claim(h.key, now, sc.pacer.Delay(h.key, now))
+	if err != nil {
+		sc.fatal = fmt.Errorf("claim the pace of %s: %w", h.key, err)
+		sc.stop("error", "")
+		return time.Time{}, false
+	}
+	return wait, ok
 }
 
 // serve starts the next request to a ready host: its robots.txt when not

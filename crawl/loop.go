@@ -59,7 +59,14 @@ func (sc *scheduler) loop(ctx context.Context) error {
 				return err
 			}
 			if !sc.hosts.anyWork() {
-				break
+				if wake, err = sc.othersWork(now); err != nil {
+					return err
+				}
+				if wake.IsZero() {
+					break
+				}
+				sc.wait(ctx, now, wake, deadline, false, nil, cancelFetch)
+				sc.hosts.stale = true
 			}
 			continue
 		}
@@ -76,6 +83,29 @@ func (sc *scheduler) loop(ctx context.Context) error {
 		return &Interrupted{Signal: "cancel", Code: ExitInterrupted}
 	}
 	return sc.failure()
+}
+
+// pendingPoll bounds the wait of a crawl with nothing eligible while other
+// crawling processes of a shared Store hold entries: they may find new
+// URLs for it at any time.
+const pendingPoll = time.Second
+
+// othersWork returns when to look at the frontier again while other
+// processes sharing the Store hold entries of the job in flight (zero:
+// none, or a Store of this process alone, and the run may end).
+func (sc *scheduler) othersWork(now time.Time) (time.Time, error) {
+	sq, ok := sc.db.(SharedQueue)
+	if !ok {
+		return time.Time{}, nil
+	}
+	n, next, err := sq.Pending(sc.cfg.Job, now)
+	if err != nil || n == 0 {
+		return time.Time{}, err
+	}
+	if next.IsZero() || next.After(now.Add(pendingPoll)) {
+		next = now.Add(pendingPoll)
+	}
+	return next, nil
 }
 
 // stopping reports whether the run stops dispatching at now: interrupted,

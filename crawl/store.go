@@ -58,3 +58,21 @@ type Store interface {
 	// PutRobots caches a robots.txt copy.
 	PutRobots(c frontier.RobotsCopy) error
 }
+
+// SharedPace is what a Store shared by several crawling processes adds
+// so that together they keep one pace per host. Before each request to a
+// host, dispatch claims the host's next slot: ok when the request may go
+// now, else wait is when to claim again (the last claim's delay or a hold
+// another process saved is still running). delay is this crawl's delay
+// for the host. A Store without it paces in this process alone.
+type SharedPace interface {
+	Claim(host string, now time.Time, delay time.Duration) (ok bool, wait time.Time, err error)
+}
+
+// SharedQueue is what a Store shared by several crawling processes adds
+// so that a crawl with nothing eligible left waits for the others:
+// Pending is how many entries of job other processes hold in flight, and
+// when the first of their leases runs out. The crawl ends when it is 0.
+type SharedQueue interface {
+	Pending(job string, now time.Time) (n int, next time.Time, err error)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -24,7 +25,7 @@ const enqueueRows = 256
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new, as store.DB.Enqueue.
-func (db *DB) Enqueue(job string, es []store.Entry) (int, error) {
+func (db *DB) Enqueue(job string, es []frontier.Entry) (int, error) {
 	if job == "" {
 		return 0, errors.New("enqueue: no job")
 	}
@@ -40,7 +41,7 @@ func (db *DB) Enqueue(job string, es []store.Entry) (int, error) {
 	return n, err
 }
 
-func enqueue(ctx context.Context, tx pgx.Tx, job string, es []store.Entry) (int, error) {
+func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (int, error) {
 	added := 0
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
@@ -49,7 +50,7 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []store.Entry) (int,
 		rows := make([]string, len(chunk))
 		for i, e := range chunk {
 			if e.State == "" {
-				e.State = store.Queued
+				e.State = frontier.Queued
 			}
 			if err := checkEntry(e); err != nil {
 				return 0, err
@@ -74,9 +75,9 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []store.Entry) (int,
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
-func checkEntry(e store.Entry) error {
+func checkEntry(e frontier.Entry) error {
 	switch e.State {
-	case store.Queued, store.InFlight, store.Done, store.NotModified, store.Excluded, store.Deferred, store.Dead:
+	case frontier.Queued, frontier.InFlight, frontier.Done, frontier.NotModified, frontier.Excluded, frontier.Deferred, frontier.Dead:
 	default:
 		return fmt.Errorf("entry %s: unknown state %q", e.URL, e.State)
 	}
@@ -110,18 +111,20 @@ func (db *DB) Prepare(job string, refreshBefore time.Time) error {
 }
 
 // QueuedHosts returns every host of the job with queued entries, sorted by
-// host.
-func (db *DB) QueuedHosts(job string) ([]store.HostQueue, error) {
-	var hs []store.HostQueue
+// host. Entries in flight whose lease ran out (their worker died) count
+// as queued: Take hands them out again.
+func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
+	var hs []frontier.HostQueue
 	err := db.read("list queued hosts of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT host, COUNT(*), MIN(next_at) FROM frontier
-			WHERE job = $1 AND state = 'queued' GROUP BY host ORDER BY host`, job)
+			WHERE job = $1 AND (state = 'queued' OR (state = 'in-flight' AND lease_until <= `+sqlNow("$2")+`))
+			GROUP BY host ORDER BY host`, job, db.nowArg())
 		if err != nil {
 			return err
 		}
-		hs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.HostQueue, error) {
+		hs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.HostQueue, error) {
 			var (
-				h    store.HostQueue
+				h    frontier.HostQueue
 				next int64
 			)
 			err := r.Scan(&h.Host, &h.Queued, &next)
@@ -143,7 +146,7 @@ const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, nex
 
 // Update writes back the entries in one transaction, as store.DB.Update,
 // whoever holds their lease.
-func (db *DB) Update(es []store.Entry) error {
+func (db *DB) Update(es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -156,7 +159,7 @@ func (db *DB) Update(es []store.Entry) error {
 // update writes back es. With a worker (not 0), an entry is written only
 // while that worker holds its lease, and the ids of the others are
 // returned; without, a missing entry is store.ErrNotFound.
-func update(ctx context.Context, tx pgx.Tx, es []store.Entry, worker int64) ([]int64, error) {
+func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]int64, error) {
 	var lost []int64
 	for _, e := range es {
 		if err := checkEntry(e); err != nil {
@@ -192,14 +195,16 @@ func update(ctx context.Context, tx pgx.Tx, es []store.Entry, worker int64) ([]i
 }
 
 // Record writes one batch of a crawl's progress in one transaction, as
-// store.DB.Record: new entries, changed entries (whoever holds their
-// lease) and fetch records. It returns how many new entries were added.
-func (db *DB) Record(job string, added, changed []store.Entry, fetches []store.Fetch) (int, error) {
-	n, _, err := db.record("record progress", job, 0, added, changed, fetches)
+// store.DB.Record: new entries, changed entries and fetch records. It
+// returns how many new entries were added. Once Acquire registered this
+// DB as a worker, a changed entry is written only while the worker still
+// holds its lease (see Finish); before, whoever holds it.
+func (db *DB) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
+	n, _, err := db.record("record progress", job, db.worker.Load(), added, changed, fetches)
 	return n, err
 }
 
-func (db *DB) record(op, job string, worker int64, added, changed []store.Entry, fetches []store.Fetch) (int, []int64, error) {
+func (db *DB) record(op, job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil, nil
 	}
@@ -226,8 +231,8 @@ func (db *DB) record(op, job string, worker int64, added, changed []store.Entry,
 
 // Counts returns how many entries of the job are in each state. States
 // without entries are absent.
-func (db *DB) Counts(job string) (map[store.State]int, error) {
-	m := make(map[store.State]int)
+func (db *DB) Counts(job string) (map[frontier.State]int, error) {
+	m := make(map[frontier.State]int)
 	err := db.read("count entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT state, COUNT(*) FROM frontier WHERE job = $1 GROUP BY state`, job)
 		if err != nil {
@@ -237,15 +242,15 @@ func (db *DB) Counts(job string) (map[store.State]int, error) {
 			s string
 			n int
 		)
-		_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { m[store.State(s)] = n; return nil })
+		_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { m[frontier.State(s)] = n; return nil })
 		return err
 	})
 	return m, err
 }
 
 // Entries returns the job's entries in a state, oldest first (limit 0: all).
-func (db *DB) Entries(job string, s store.State, limit int) ([]store.Entry, error) {
-	var es []store.Entry
+func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
+	var es []frontier.Entry
 	err := db.read(fmt.Sprintf("list %s entries of %s", s, job), func(ctx context.Context, tx pgx.Tx) error {
 		q := `SELECT ` + entryColumns + ` FROM frontier WHERE job = $1 AND state = $2 ORDER BY id`
 		args := []any{job, string(s)}
@@ -261,38 +266,38 @@ func (db *DB) Entries(job string, s store.State, limit int) ([]store.Entry, erro
 }
 
 // Get returns the job's entry for a URL; store.ErrNotFound if there is none.
-func (db *DB) Get(job, url string) (store.Entry, error) {
-	var es []store.Entry
+func (db *DB) Get(job, url string) (frontier.Entry, error) {
+	var es []frontier.Entry
 	err := db.read("get entry "+url, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		es, err = queryEntries(ctx, tx, `SELECT `+entryColumns+` FROM frontier WHERE job = $1 AND url = $2`, job, url)
 		return err
 	})
 	if err != nil {
-		return store.Entry{}, err
+		return frontier.Entry{}, err
 	}
 	if len(es) == 0 {
-		return store.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, store.ErrNotFound)
+		return frontier.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, store.ErrNotFound)
 	}
 	return es[0], nil
 }
 
 // queryEntries runs q, which selects entryColumns.
-func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]store.Entry, error) {
+func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]frontier.Entry, error) {
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.Entry, error) {
 		var (
-			e             store.Entry
+			e             frontier.Entry
 			state         string
 			next, fetched int64
 		)
 		err := r.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
 			&fetched, &e.File, &e.SHA256, &e.Bytes)
-		e.State, e.NextAt, e.FetchedAt = store.State(state), fromNanos(next), fromNanos(fetched)
+		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		return e, err
 	})
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
 )
 
 var _ pace.StateStore = (*DB)(nil)
@@ -43,6 +43,10 @@ func (db *DB) Save(st pace.State) error {
 
 // SaveAll stores many states in one transaction. A state's HoldUntil also
 // holds the host for every worker (see Hold), with LastSignal as reason.
+// A state older in congestion than the stored one (its last congestion
+// signal came before the stored one's) does not replace it: of several
+// workers, the one that saw the host's latest refusal knows its limit
+// best, and the others' periodic saves must not undo what it learned.
 func (db *DB) SaveAll(sts []pace.State) error {
 	if len(sts) == 0 {
 		return nil
@@ -62,7 +66,8 @@ func (db *DB) SaveAll(sts []pace.State) error {
 					congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
 					last_signal = excluded.last_signal,
 					floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
-					hold_until = excluded.hold_until`,
+					hold_until = excluded.hold_until
+				WHERE excluded.congestion_at >= host_state.congestion_at`,
 				st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
 				int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
 				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil))
@@ -147,9 +152,9 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 
 // Robots returns the stored robots.txt copy of host; the caller judges
 // its age by FetchedAt and Expires.
-func (db *DB) Robots(host string) (store.RobotsCopy, bool, error) {
+func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	var (
-		c     store.RobotsCopy
+		c     frontier.RobotsCopy
 		found bool
 	)
 	err := db.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
@@ -167,7 +172,7 @@ func (db *DB) Robots(host string) (store.RobotsCopy, bool, error) {
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c store.RobotsCopy) error {
+func (db *DB) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
@@ -187,16 +192,16 @@ func (db *DB) PutRobots(c store.RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]store.RobotsCopy, error) {
-	var cs []store.RobotsCopy
+func (db *DB) RobotsCopies() ([]frontier.RobotsCopy, error) {
+	var cs []frontier.RobotsCopy
 	err := db.read("list robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT host, status, fetched_at, expires_at FROM robots ORDER BY host`)
 		if err != nil {
 			return err
 		}
-		cs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.RobotsCopy, error) {
+		cs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.RobotsCopy, error) {
 			var (
-				c              store.RobotsCopy
+				c              frontier.RobotsCopy
 				fetched, until int64
 			)
 			err := r.Scan(&c.Host, &c.Status, &fetched, &until)

@@ -9,26 +9,27 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// leaseSQL takes up to $5 entries of job $1 (of host $2 when it is not
-// ”), that are due ($3 now, or NULL for the server's clock): queued ones
-// whose next_at has come, and in-flight ones whose lease ran out (a worker
-// that died). Rows another transaction is taking are skipped, not waited
-// for, so workers leasing at once get disjoint entries. They become in
-// flight, leased to worker $4 for $6 nanoseconds.
-var leaseSQL = `WITH c AS (SELECT ` + sqlNow("$3") + ` AS now),
+// leaseSQL takes up to $5 entries of job $1 (of host $2 unless it is
+// empty), that are due: queued ones whose next_at has come by $3 (the
+// caller's now, or NULL for the server's clock), and in-flight ones whose
+// lease ran out by $7 (the store's clock: a worker that died). Rows
+// another transaction is taking are skipped, not waited for, so workers
+// leasing at once get disjoint entries. They become in flight, leased to
+// worker $4 for $6 nanoseconds of the store's clock.
+var leaseSQL = `WITH c AS (SELECT ` + sqlNow("$3") + ` AS now, ` + sqlNow("$7") + ` AS lnow),
 picked AS (
 	SELECT f.id FROM frontier f, c
 	WHERE f.job = $1 AND ($2 = '' OR f.host = $2)
 		AND ((f.state = 'queued' AND f.next_at <= c.now)
-			OR (f.state = 'in-flight' AND f.lease_until <= c.now))
+			OR (f.state = 'in-flight' AND f.lease_until <= c.lnow))
 	ORDER BY f.priority DESC, f.id
 	LIMIT $5
 	FOR UPDATE OF f SKIP LOCKED
 )
-UPDATE frontier f SET state = 'in-flight', lease_owner = $4, lease_until = c.now + $6
+UPDATE frontier f SET state = 'in-flight', lease_owner = $4, lease_until = c.lnow + $6
 FROM picked, c
 WHERE f.id = picked.id
 RETURNING ` + prefixed("f.", entryColumns)
@@ -38,7 +39,7 @@ RETURNING ` + prefixed("f.", entryColumns)
 // the worker's until ttl from now: Finish writes their results while the
 // lease holds, Renew extends it, and once it runs out (the worker died)
 // Lease hands them to another worker.
-func (db *DB) Lease(job, host string, worker int64, n int, ttl time.Duration) ([]store.Entry, error) {
+func (db *DB) Lease(job, host string, worker int64, n int, ttl time.Duration) ([]frontier.Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -48,14 +49,14 @@ func (db *DB) Lease(job, host string, worker int64, n int, ttl time.Duration) ([
 	return db.lease("lease from "+job, job, host, worker, db.nowArg(), n, ttl)
 }
 
-func (db *DB) lease(op, job, host string, worker int64, now any, n int, ttl time.Duration) ([]store.Entry, error) {
-	var es []store.Entry
+func (db *DB) lease(op, job, host string, worker int64, now any, n int, ttl time.Duration) ([]frontier.Entry, error) {
+	var es []frontier.Entry
 	err := db.write(op, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		es, err = queryEntries(ctx, tx, leaseSQL, job, host, now, worker, n, int64(ttl))
+		es, err = queryEntries(ctx, tx, leaseSQL, job, host, now, worker, n, int64(ttl), db.nowArg())
 		return err
 	})
-	slices.SortFunc(es, func(a, b store.Entry) int {
+	slices.SortFunc(es, func(a, b frontier.Entry) int {
 		if a.Priority != b.Priority {
 			return b.Priority - a.Priority
 		}
@@ -64,18 +65,16 @@ func (db *DB) lease(op, job, host string, worker int64, now any, n int, ttl time
 	return es, err
 }
 
-// TakeLease is how long an entry taken with Take stays in flight before
-// another worker may take it.
-const TakeLease = 10 * time.Minute
-
 // Take marks up to n entries of host that are due at now as in flight and
-// returns them, as store.DB.Take: a lease by no registered worker (owner
-// 0) for TakeLease.
-func (db *DB) Take(job, host string, now time.Time, n int) ([]store.Entry, error) {
+// returns them, as store.DB.Take. They are leased to the worker that
+// Acquire registered (owner 0 before it) for the lease time (LeaseTTL),
+// which Heartbeat renews; entries whose lease ran out by the store's clock
+// are taken again.
+func (db *DB) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	return db.lease("take from "+host, job, host, 0, toNanos(now), n, TakeLease)
+	return db.lease("take from "+host, job, host, db.worker.Load(), toNanos(now), n, db.leaseTTL())
 }
 
 // Finish writes one batch of a worker's progress in one transaction, as
@@ -83,7 +82,7 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]store.Entry, error
 // its lease. It returns how many new entries were added and the ids of
 // the changed entries whose lease was lost (it ran out and another worker
 // took them); their results are dropped, the fetch records kept.
-func (db *DB) Finish(job string, worker int64, added, changed []store.Entry, fetches []store.Fetch) (int, []int64, error) {
+func (db *DB) Finish(job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
 	if worker == 0 {
 		return 0, nil, errors.New("finish: no worker id")
 	}

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // seed enqueues n entries of job spread over hosts h0..h(hosts-1).
 func seed(t *testing.T, db *DB, job string, n, hosts int) {
 	t.Helper()
-	es := make([]store.Entry, n)
+	es := make([]frontier.Entry, n)
 	for i := range es {
 		h := fmt.Sprintf("h%d.test", i%hosts)
-		es[i] = store.Entry{URL: fmt.Sprintf("http://%s/p%d", h, i), Host: h, Priority: i % 3}
+		es[i] = frontier.Entry{URL: fmt.Sprintf("http://%s/p%d", h, i), Host: h, Priority: i % 3}
 	}
 	if got, err := db.Enqueue(job, es); err != nil || got != n {
 		t.Fatalf("Enqueue = %d, %v; want %d", got, err, n)
@@ -25,7 +25,7 @@ func seed(t *testing.T, db *DB, job string, n, hosts int) {
 
 func register(t *testing.T, db *DB, name string) int64 {
 	t.Helper()
-	w, err := db.Register(store.Holder{PID: 1, Hostname: name, Job: "j"})
+	w, err := db.Register(frontier.Holder{PID: 1, Hostname: name, Job: "j"})
 	if err != nil {
 		t.Fatalf("Register %s: %v", name, err)
 	}
@@ -56,7 +56,7 @@ func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
 				}
 				for i := range es {
 					got[w] = append(got[w], es[i].ID)
-					es[i].State, es[i].Attempts = store.Done, es[i].Attempts+1
+					es[i].State, es[i].Attempts = frontier.Done, es[i].Attempts+1
 				}
 				if _, lost, err := db.Finish("j", id, nil, es, nil); err != nil || len(lost) > 0 {
 					errs[w] = fmt.Errorf("Finish: lost %v, %v", lost, err)
@@ -82,7 +82,7 @@ func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
 		t.Errorf("leased %d distinct entries, want %d", len(seen), entries)
 	}
 	counts, err := mustOpen(t, u, clock).Counts("j")
-	if err != nil || counts[store.Done] != entries || len(counts) != 1 {
+	if err != nil || counts[frontier.Done] != entries || len(counts) != 1 {
 		t.Errorf("Counts = %v, %v; want %d done and nothing else", counts, err, entries)
 	}
 }
@@ -120,20 +120,20 @@ func TestLeaseOfAKilledWorkerComesBack(t *testing.T) {
 		t.Errorf("b after expiry: Lease = %v, want a's %v", got, want)
 	}
 	for _, e := range back {
-		if e.State != store.InFlight || e.Attempts != 0 {
+		if e.State != frontier.InFlight || e.Attempts != 0 {
 			t.Errorf("re-leased %s: state %s, attempts %d; want in-flight, 0", e.URL, e.State, e.Attempts)
 		}
 	}
-	mine[0].State = store.Done
+	mine[0].State = frontier.Done
 	if _, lost, err := a.Finish("j", ida, nil, mine[:1], nil); err != nil || !slices.Equal(lost, ids(mine[:1])) {
 		t.Errorf("a's late Finish: lost %v, %v; want %v refused", lost, err, ids(mine[:1]))
 	}
-	if e, err := b.Get("j", mine[0].URL); err != nil || e.State != store.InFlight {
+	if e, err := b.Get("j", mine[0].URL); err != nil || e.State != frontier.InFlight {
 		t.Errorf("after a's late Finish: %s is %s, %v; want still in flight for b", mine[0].URL, e.State, err)
 	}
 }
 
-func ids(es []store.Entry) []int64 {
+func ids(es []frontier.Entry) []int64 {
 	out := make([]int64, len(es))
 	for i, e := range es {
 		out[i] = e.ID
@@ -148,12 +148,12 @@ func TestLeaseRules(t *testing.T) {
 	clock := newClock()
 	db := mustOpen(t, u, clock)
 	w := register(t, db, "w")
-	later := store.Entry{URL: "http://a.test/later", Host: "a.test", NextAt: t0.Add(time.Minute), Priority: 9}
-	es := []store.Entry{
+	later := frontier.Entry{URL: "http://a.test/later", Host: "a.test", NextAt: t0.Add(time.Minute), Priority: 9}
+	es := []frontier.Entry{
 		{URL: "http://a.test/low", Host: "a.test"},
 		{URL: "http://a.test/high", Host: "a.test", Priority: 5},
 		{URL: "http://b.test/x", Host: "b.test", Priority: 7},
-		{URL: "http://a.test/done", Host: "a.test", State: store.Done},
+		{URL: "http://a.test/done", Host: "a.test", State: frontier.Done},
 		later,
 	}
 	if _, err := db.Enqueue("j", es); err != nil {
@@ -212,8 +212,8 @@ func TestRenewKeepsALiveWorkersLease(t *testing.T) {
 	}
 	for range 3 {
 		clock.Advance(8 * time.Second)
-		if err := a.Heartbeat(ida, 10*time.Second); err != nil {
-			t.Fatalf("Heartbeat: %v", err)
+		if err := a.Beat(ida, 10*time.Second); err != nil {
+			t.Fatalf("Beat: %v", err)
 		}
 		if es, err := b.Lease("j", "", idb, 3, time.Second); err != nil || len(es) != 0 {
 			t.Fatalf("b: Lease = %d, %v; want none while a renews", len(es), err)
@@ -240,14 +240,16 @@ func TestPrepareLeavesLiveLeases(t *testing.T) {
 	if _, err := db.Lease("j", "", w, 2, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Take("j", "h0.test", t0.Add(-time.Hour), 5); err != nil { // an old run's, long expired
-		t.Fatal(err)
+	db.LeaseTTL = time.Second // an old run's Take, silent since
+	if es, err := db.Take("j", "h0.test", clock.Now(), 5); err != nil || len(es) != 2 {
+		t.Fatalf("Take = %d entries, %v; want the 2 not leased", len(es), err)
 	}
+	clock.Advance(2 * time.Second)
 	if err := db.Prepare("j", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := db.Counts("j")
-	if err != nil || c[store.InFlight] != 2 || c[store.Queued] != 2 {
+	if err != nil || c[frontier.InFlight] != 2 || c[frontier.Queued] != 2 {
 		t.Errorf("Counts after Prepare = %v, %v; want 2 in flight (the live lease), 2 queued", c, err)
 	}
 }

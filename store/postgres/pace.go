@@ -32,12 +32,19 @@ func (c Claim) Wait() time.Duration {
 // when neither the last claim's delay nor a hold is still running, and
 // then moves next_at to now + delay. Two workers claiming at once queue on
 // the row lock; the second sees the first one's next_at and fails.
-// ($1 host, $2 now or NULL for the server's clock, $3 delay ns, $4 worker.)
+// The delay is the caller's, or the host's stored delay when another
+// worker raised it in the last minute: a limit one worker learned binds
+// all. ($1 host, $2 now or NULL for the server's clock, $3 delay ns, $4
+// worker.)
 var claimSQL = `WITH c AS (SELECT ` + sqlNow("$2") + ` AS now)
-UPDATE host_pace p SET next_at = c.now + $3, claimed_by = $4
+UPDATE host_pace p SET next_at = c.now + GREATEST($3::bigint, COALESCE((SELECT s.delay_ns FROM host_state s
+	WHERE s.host = $1 AND s.set_at >= c.now - ` + learnedFresh + `), 0)), claimed_by = $4
 FROM c
 WHERE p.host = $1 AND p.next_at <= c.now AND p.hold_until <= c.now
 RETURNING c.now, p.next_at`
+
+// learnedFresh is how recent (ns) a stored delay must be to bind a claim.
+const learnedFresh = `60000000000`
 
 // ClaimPace claims the host's next request for worker: when the host's
 // last claim was at least that claim's delay ago and no hold runs, the

@@ -19,6 +19,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +37,11 @@ type DB struct {
 	// Timeout bounds each method, so that a lost server is an error and
 	// not a hang; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// LeaseTTL is how long an entry Take hands out stays this worker's
+	// without a heartbeat; 0 means DefaultLeaseTTL.
+	LeaseTTL time.Duration
 
+	worker atomic.Int64 // registered by Acquire; owns the leases of Take
 	pool   *pgxpool.Pool
 	server string // host:port, for errors
 }

@@ -8,22 +8,23 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
 // BeginRun records the start of a run of job. A zero at means the store's
 // clock.
-func (db *DB) BeginRun(job string, at time.Time) (store.Run, error) {
+func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	if at.IsZero() {
 		at = db.localNow()
 	}
-	r := store.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
+	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
 	err := db.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
 			job, toNanos(at)).Scan(&r.ID)
 	})
 	if err != nil {
-		return store.Run{}, err
+		return frontier.Run{}, err
 	}
 	return r, nil
 }
@@ -46,12 +47,18 @@ func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, repor
 
 const runColumns = `id, job, started_at, ended_at, exit_code, summary`
 
+// runBeat is a run's heartbeat: a run without an end is as alive as the
+// job's freshest live worker (runs and workers are not linked, so a
+// killed worker's run looks alive while others work its job).
+const runBeat = `COALESCE((SELECT MAX(w.heartbeat_at) FROM workers w
+	WHERE w.job = runs.job AND runs.ended_at = 0), 0)`
+
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
-func (db *DB) Runs(limit int) ([]store.Run, error) {
-	var rs []store.Run
+func (db *DB) Runs(limit int) ([]frontier.Run, error) {
+	var rs []frontier.Run
 	err := db.read("list runs", func(ctx context.Context, tx pgx.Tx) error {
-		q := `SELECT ` + runColumns + `, NULL::bytea FROM runs ORDER BY id DESC`
+		q := `SELECT ` + runColumns + `, NULL::bytea, ` + runBeat + ` FROM runs ORDER BY id DESC`
 		args := []any{}
 		if limit > 0 {
 			q += ` LIMIT $1`
@@ -61,7 +68,7 @@ func (db *DB) Runs(limit int) ([]store.Run, error) {
 		if err != nil {
 			return err
 		}
-		rs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Run, error) { return scanRun(r) })
+		rs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.Run, error) { return scanRun(r) })
 		return err
 	})
 	return rs, err
@@ -69,11 +76,11 @@ func (db *DB) Runs(limit int) ([]store.Run, error) {
 
 // GetRun returns one run with its report; store.ErrNotFound if there is
 // none.
-func (db *DB) GetRun(id int64) (store.Run, error) {
-	var r store.Run
+func (db *DB) GetRun(id int64) (frontier.Run, error) {
+	var r frontier.Run
 	err := db.read(fmt.Sprintf("get run %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report FROM runs WHERE id = $1`, id))
+		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report, `+runBeat+` FROM runs WHERE id = $1`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNotFound
 		}
@@ -82,21 +89,21 @@ func (db *DB) GetRun(id int64) (store.Run, error) {
 	return r, err
 }
 
-func scanRun(s pgx.Row) (store.Run, error) {
+func scanRun(s pgx.Row) (frontier.Run, error) {
 	var (
-		r            store.Run
-		started, end int64
+		r                  frontier.Run
+		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report); err != nil {
-		return store.Run{}, err
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report, &beat); err != nil {
+		return frontier.Run{}, err
 	}
-	r.StartedAt, r.EndedAt = fromNanos(started), fromNanos(end)
+	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)
 	return r, nil
 }
 
 // AddFetches records fetches in one transaction. Each must name a run that
 // BeginRun recorded.
-func (db *DB) AddFetches(fs []store.Fetch) error {
+func (db *DB) AddFetches(fs []frontier.Fetch) error {
 	if len(fs) == 0 {
 		return nil
 	}
@@ -105,7 +112,7 @@ func (db *DB) AddFetches(fs []store.Fetch) error {
 	})
 }
 
-func addFetches(ctx context.Context, tx pgx.Tx, fs []store.Fetch) error {
+func addFetches(ctx context.Context, tx pgx.Tx, fs []frontier.Fetch) error {
 	for _, f := range fs {
 		_, err := tx.Exec(ctx, `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
 			bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
@@ -120,8 +127,8 @@ func addFetches(ctx context.Context, tx pgx.Tx, fs []store.Fetch) error {
 }
 
 // Fetches returns the fetches of a run in the order they were made.
-func (db *DB) Fetches(runID int64) ([]store.Fetch, error) {
-	var fs []store.Fetch
+func (db *DB) Fetches(runID int64) ([]frontier.Fetch, error) {
+	var fs []frontier.Fetch
 	err := db.read(fmt.Sprintf("list fetches of run %d", runID), func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT run_id, url, host, status, reason, file, sha256, bytes,
 			content_type, fetched_at, latency_ns, attempts, delay_ns
@@ -129,9 +136,9 @@ func (db *DB) Fetches(runID int64) ([]store.Fetch, error) {
 		if err != nil {
 			return err
 		}
-		fs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Fetch, error) {
+		fs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.Fetch, error) {
 			var (
-				f                  store.Fetch
+				f                  frontier.Fetch
 				at, latency, delay int64
 			)
 			err := r.Scan(&f.RunID, &f.URL, &f.Host, &f.Status, &f.Reason, &f.File, &f.SHA256, &f.Bytes,

@@ -125,13 +125,27 @@ CREATE TABLE lock (
 	since     BIGINT NOT NULL
 );
 `,
+	// 2: what a job's frontier last took from its seed file, as SQLite's
+	// schema 8 keeps it.
+	`
+CREATE TABLE seed_sources (
+	job        TEXT PRIMARY KEY,
+	name       TEXT NOT NULL,
+	size       BIGINT NOT NULL,
+	mod_time   BIGINT NOT NULL,
+	sha256     TEXT NOT NULL,
+	seeds      BIGINT NOT NULL DEFAULT 0,
+	origins    TEXT NOT NULL DEFAULT '',
+	loaded_at  BIGINT NOT NULL
+);
+`,
 }
 
 // errForeign says a schema belongs to another application.
 var errForeign = errors.New("not a polite database: it belongs to another application")
 
 // ourTables are the tables every version of the schema has.
-var ourTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
+var ourTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "seed_sources", "workers"}
 
 // migrate brings the schema up to the last migration in one transaction,
 // under an advisory lock, so that workers starting at once on a new

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -18,24 +20,24 @@ type sqliteShaped interface {
 	SaveAll([]pace.State) error
 	States() ([]pace.State, error)
 	Forget(hosts ...string) (int, error)
-	Robots(host string) (store.RobotsCopy, bool, error)
-	PutRobots(store.RobotsCopy) error
-	RobotsCopies() ([]store.RobotsCopy, error)
-	BeginRun(job string, at time.Time) (store.Run, error)
+	Robots(host string) (frontier.RobotsCopy, bool, error)
+	PutRobots(frontier.RobotsCopy) error
+	RobotsCopies() ([]frontier.RobotsCopy, error)
+	BeginRun(job string, at time.Time) (frontier.Run, error)
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error
-	Runs(limit int) ([]store.Run, error)
-	GetRun(id int64) (store.Run, error)
-	AddFetches([]store.Fetch) error
-	Fetches(runID int64) ([]store.Fetch, error)
-	Enqueue(job string, es []store.Entry) (int, error)
+	Runs(limit int) ([]frontier.Run, error)
+	GetRun(id int64) (frontier.Run, error)
+	AddFetches([]frontier.Fetch) error
+	Fetches(runID int64) ([]frontier.Fetch, error)
+	Enqueue(job string, es []frontier.Entry) (int, error)
 	Prepare(job string, refreshBefore time.Time) error
-	QueuedHosts(job string) ([]store.HostQueue, error)
-	Take(job, host string, now time.Time, n int) ([]store.Entry, error)
-	Update([]store.Entry) error
-	Record(job string, added, changed []store.Entry, fetches []store.Fetch) (int, error)
-	Counts(job string) (map[store.State]int, error)
-	Entries(job string, s store.State, limit int) ([]store.Entry, error)
-	Get(job, url string) (store.Entry, error)
+	QueuedHosts(job string) ([]frontier.HostQueue, error)
+	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
+	Update([]frontier.Entry) error
+	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
+	Counts(job string) (map[frontier.State]int, error)
+	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
+	Get(job, url string) (frontier.Entry, error)
 	Path() string
 	Close() error
 }
@@ -73,7 +75,7 @@ func TestPaceStateRoundTripAndForget(t *testing.T) {
 	if got, err := db.States(); err != nil || !slices.Equal(got, want) {
 		t.Errorf("States = %+v, %v; want %+v", got, err, want)
 	}
-	if err := db.PutRobots(store.RobotsCopy{Host: "c.test", Status: 200, FetchedAt: t0}); err != nil {
+	if err := db.PutRobots(frontier.RobotsCopy{Host: "c.test", Status: 200, FetchedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -102,7 +104,7 @@ func TestRobotsCacheIsShared(t *testing.T) {
 	t.Parallel()
 	u := newSchema(t)
 	a, b := mustOpen(t, u, nil), mustOpen(t, u, nil)
-	c := store.RobotsCopy{Host: "a.test", Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
+	c := frontier.RobotsCopy{Host: "a.test", Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
 		FetchedAt: t0, Expires: t0.Add(24 * time.Hour)}
 	if err := a.PutRobots(c); err != nil {
 		t.Fatal(err)
@@ -123,7 +125,7 @@ func TestRobotsCacheIsShared(t *testing.T) {
 	if _, ok, err := a.Robots("none.test"); ok || err != nil {
 		t.Errorf("Robots of an unknown host: found %v, %v", ok, err)
 	}
-	if err := a.PutRobots(store.RobotsCopy{}); err == nil {
+	if err := a.PutRobots(frontier.RobotsCopy{}); err == nil {
 		t.Error("PutRobots without a host: no error")
 	}
 }
@@ -139,7 +141,7 @@ func TestRunsAndFetches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := []store.Fetch{
+	fs := []frontier.Fetch{
 		{RunID: r1.ID, URL: "http://a.test/2", Host: "a.test", Status: 200, FetchedAt: t0.Add(2 * time.Second), Latency: time.Millisecond, Attempts: 1, Delay: time.Second, Bytes: 10},
 		{RunID: r1.ID, URL: "http://a.test/1", Host: "a.test", Status: 429, Reason: "throttled", FetchedAt: t0.Add(time.Second)},
 	}
@@ -175,7 +177,7 @@ func TestRunsAndFetches(t *testing.T) {
 func TestFrontierAsSQLite(t *testing.T) {
 	t.Parallel()
 	db := mustOpen(t, newSchema(t), newClock())
-	es := []store.Entry{
+	es := []frontier.Entry{
 		{URL: "http://a.test/1", Host: "a.test", ETag: `"x"`},
 		{URL: "http://a.test/2", Host: "a.test", NextAt: t0.Add(time.Minute)},
 		{URL: "http://b.test/1", Host: "b.test", Depth: 1, Parent: "http://a.test/1"},
@@ -185,63 +187,63 @@ func TestFrontierAsSQLite(t *testing.T) {
 	}
 	bad := []struct {
 		name string
-		e    store.Entry
+		e    frontier.Entry
 	}{
-		{"no url", store.Entry{Host: "a.test"}},
-		{"no host", store.Entry{URL: "http://x/"}},
-		{"host not lowercased", store.Entry{URL: "http://X/", Host: "X"}},
-		{"unknown state", store.Entry{URL: "http://x/", Host: "x", State: "lost"}},
+		{"no url", frontier.Entry{Host: "a.test"}},
+		{"no host", frontier.Entry{URL: "http://x/"}},
+		{"host not lowercased", frontier.Entry{URL: "http://X/", Host: "X"}},
+		{"unknown state", frontier.Entry{URL: "http://x/", Host: "x", State: "lost"}},
 	}
 	for _, b := range bad {
-		if _, err := db.Enqueue("j", []store.Entry{b.e}); err == nil {
+		if _, err := db.Enqueue("j", []frontier.Entry{b.e}); err == nil {
 			t.Errorf("Enqueue %s: no error", b.name)
 		}
 	}
 	hq, err := db.QueuedHosts("j")
-	if err != nil || len(hq) != 2 || hq[0] != (store.HostQueue{Host: "a.test", Queued: 2}) {
+	if err != nil || len(hq) != 2 || hq[0] != (frontier.HostQueue{Host: "a.test", Queued: 2}) {
 		t.Errorf("QueuedHosts = %+v, %v", hq, err)
 	}
 	taken, err := db.Take("j", "a.test", t0, 5)
-	if err != nil || len(taken) != 1 || taken[0].URL != es[0].URL || taken[0].State != store.InFlight {
+	if err != nil || len(taken) != 1 || taken[0].URL != es[0].URL || taken[0].State != frontier.InFlight {
 		t.Fatalf("Take = %+v, %v; want a.test/1 in flight", taken, err)
 	}
 	e := taken[0]
-	e.State, e.LastStatus, e.FetchedAt, e.File = store.Done, 200, t0, "a.test/1.html"
-	added := []store.Entry{{URL: "http://a.test/3", Host: "a.test", Depth: 1}}
-	f := store.Fetch{URL: e.URL, Host: e.Host, Status: 200, FetchedAt: t0}
+	e.State, e.LastStatus, e.FetchedAt, e.File = frontier.Done, 200, t0, "a.test/1.html"
+	added := []frontier.Entry{{URL: "http://a.test/3", Host: "a.test", Depth: 1}}
+	f := frontier.Fetch{URL: e.URL, Host: e.Host, Status: 200, FetchedAt: t0}
 	run, err := db.BeginRun("j", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.RunID = run.ID
-	if n, err := db.Record("j", added, []store.Entry{e}, []store.Fetch{f}); err != nil || n != 1 {
+	if n, err := db.Record("j", added, []frontier.Entry{e}, []frontier.Fetch{f}); err != nil || n != 1 {
 		t.Errorf("Record = %d, %v; want 1 added", n, err)
 	}
 	if got, err := db.Get("j", e.URL); err != nil || got != e {
 		t.Errorf("Get after Record = %+v, %v; want %+v", got, err, e)
 	}
-	byURL := store.Entry{Job: "j", URL: es[2].URL, Host: "b.test", State: store.Dead, Reason: "http-404"}
-	if err := db.Update([]store.Entry{byURL}); err != nil {
+	byURL := frontier.Entry{Job: "j", URL: es[2].URL, Host: "b.test", State: frontier.Dead, Reason: "http-404"}
+	if err := db.Update([]frontier.Entry{byURL}); err != nil {
 		t.Errorf("Update by URL: %v", err)
 	}
-	if err := db.Update([]store.Entry{{Job: "j", URL: "http://none/", Host: "none", State: store.Queued}}); !errors.Is(err, store.ErrNotFound) {
+	if err := db.Update([]frontier.Entry{{Job: "j", URL: "http://none/", Host: "none", State: frontier.Queued}}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Update of an unknown entry: %v, want ErrNotFound", err)
 	}
 	if _, err := db.Get("j", "http://none/"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get of an unknown entry: %v, want ErrNotFound", err)
 	}
 	c, err := db.Counts("j")
-	want := map[store.State]int{store.Done: 1, store.Queued: 2, store.Dead: 1}
-	if err != nil || len(c) != len(want) || c[store.Done] != 1 || c[store.Queued] != 2 || c[store.Dead] != 1 {
+	want := map[frontier.State]int{frontier.Done: 1, frontier.Queued: 2, frontier.Dead: 1}
+	if err != nil || len(c) != len(want) || c[frontier.Done] != 1 || c[frontier.Queued] != 2 || c[frontier.Dead] != 1 {
 		t.Errorf("Counts = %v, %v; want %v", c, err, want)
 	}
-	if q, err := db.Entries("j", store.Queued, 1); err != nil || len(q) != 1 || q[0].URL != es[1].URL {
+	if q, err := db.Entries("j", frontier.Queued, 1); err != nil || len(q) != 1 || q[0].URL != es[1].URL {
 		t.Errorf("Entries(queued, 1) = %+v, %v; want the oldest", q, err)
 	}
 	if err := db.Prepare("j", t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.Get("j", e.URL); err != nil || got.State != store.Queued || got.ETag != `"x"` || got.Attempts != 0 {
+	if got, err := db.Get("j", e.URL); err != nil || got.State != frontier.Queued || got.ETag != `"x"` || got.Attempts != 0 {
 		t.Errorf("after Prepare with refresh: %+v, %v; want queued again, keeping its ETag", got, err)
 	}
 }
@@ -251,11 +253,11 @@ func TestWorkersRegistry(t *testing.T) {
 	u := newSchema(t)
 	clock := newClock()
 	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
-	wa, err := a.Register(store.Holder{PID: 11, Hostname: "m1", Job: "j"})
+	wa, err := a.Register(frontier.Holder{PID: 11, Hostname: "m1", Job: "j"})
 	if err != nil || wa.ID == 0 || !wa.Started.Equal(t0) || !wa.Heartbeat.Equal(t0) {
 		t.Fatalf("Register = %+v, %v", wa, err)
 	}
-	wb, err := b.Register(store.Holder{PID: 22, Hostname: "m2", Job: "j"})
+	wb, err := b.Register(frontier.Holder{PID: 22, Hostname: "m2", Job: "j"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +275,8 @@ func TestWorkersRegistry(t *testing.T) {
 	for _, s := range steps {
 		clock.Advance(s.advance)
 		for _, id := range s.beat {
-			if err := a.Heartbeat(id, 0); err != nil {
-				t.Fatalf("%s: Heartbeat(%d): %v", s.name, id, err)
+			if err := a.Beat(id, 0); err != nil {
+				t.Fatalf("%s: Beat(%d): %v", s.name, id, err)
 			}
 		}
 		ws, err := b.Workers(30 * time.Second)
@@ -289,10 +291,18 @@ func TestWorkersRegistry(t *testing.T) {
 	if _, err := a.Deregister(wa.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Heartbeat(wa.ID, 0); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("Heartbeat after Deregister: %v, want ErrNotFound", err)
+	if err := a.Beat(wa.ID, 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Beat after Deregister: %v, want ErrNotFound", err)
 	}
 	if ws, err := b.Workers(time.Hour); err != nil || len(ws) != 1 || ws[0].Hostname != "m2" || ws[0].PID != 22 || ws[0].Job != "j" {
 		t.Errorf("Workers after a deregistered = %+v, %v; want only m2/22", ws, err)
 	}
 }
+
+// The PostgreSQL store is a store a crawl runs on, with the shared pace
+// and the wait for other workers' leases that crawl asks of it.
+var (
+	_ crawl.Store       = (*DB)(nil)
+	_ crawl.SharedPace  = (*DB)(nil)
+	_ crawl.SharedQueue = (*DB)(nil)
+)

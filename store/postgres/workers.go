@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -22,7 +23,7 @@ type Worker struct {
 
 // Register records a worker (its Hostname, PID and Job) as started and
 // alive now, and returns it with its ID.
-func (db *DB) Register(w store.Holder) (Worker, error) {
+func (db *DB) Register(w frontier.Holder) (Worker, error) {
 	out := Worker{Hostname: w.Hostname, PID: w.PID, Job: w.Job}
 	err := db.write("register worker", func(ctx context.Context, tx pgx.Tx) error {
 		var at int64
@@ -35,10 +36,10 @@ func (db *DB) Register(w store.Holder) (Worker, error) {
 	return out, err
 }
 
-// Heartbeat records that the worker is alive now and extends its leases
-// to lease from now (none when lease is 0). A worker that was deregistered
+// Beat records that the worker is alive now and extends its leases to
+// lease from now (none when lease is 0). A worker that was deregistered
 // (or never registered) is store.ErrNotFound: it should stop.
-func (db *DB) Heartbeat(id int64, lease time.Duration) error {
+func (db *DB) Beat(id int64, lease time.Duration) error {
 	return db.write(fmt.Sprintf("heartbeat of worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE workers SET heartbeat_at = `+sqlNow("$2")+` WHERE id = $1`, id, db.nowArg())
 		if err != nil {

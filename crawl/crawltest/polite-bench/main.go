@@ -62,7 +62,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "throughput", "seeds"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "shared", "throughput", "seeds"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -158,6 +158,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"hosts-long", b.twentyHostsLong},
 		{"second", b.secondRun},
 		{"nightly", b.nightly},
+		{"shared", b.shared},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
 	}
