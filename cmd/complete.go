@@ -96,31 +96,7 @@ func withPrefix(vals []string, prefix string) []cobra.Completion {
 }
 
 // dbHosts are the hosts with a learned state or a cached robots.txt.
-func dbHosts(db *store.DB) ([]string, error) {
-	states, err := db.States()
-	if err != nil {
-		return nil, err
-	}
-	copies, err := db.RobotsCopies()
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var hosts []string
-	for _, s := range states {
-		if !seen[s.Host] {
-			seen[s.Host] = true
-			hosts = append(hosts, s.Host)
-		}
-	}
-	for _, c := range copies {
-		if !seen[c.Host] {
-			seen[c.Host] = true
-			hosts = append(hosts, c.Host)
-		}
-	}
-	return hosts, nil
-}
+func dbHosts(db *store.DB) ([]string, error) { return knownHosts(db) }
 
 // knownJobs are the jobs that ran, the most recent first.
 func knownJobs(db *store.DB) ([]string, error) {
