@@ -38,7 +38,6 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"dur":      HumanDuration,
 	"bytes":    HumanBytes,
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"exitText": ExitMeaning,
 	"join":     strings.Join,
 	"plural":   plural,
 	"hostAt":   func(i int, h *hostView) hostAnchor { return hostAnchor{i, h} },
