@@ -125,6 +125,13 @@ CREATE TABLE lock (
 	since     BIGINT NOT NULL
 );
 `,
+	// 2: each URL remembers its last capture in a WARC file (--warc), as
+	// the SQLite store's version 5 does.
+	`
+ALTER TABLE frontier ADD COLUMN warc_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN warc_date BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN warc_digest TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.
