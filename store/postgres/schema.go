@@ -155,6 +155,12 @@ func (db *DB) migrate(ctx context.Context) error {
 		if v > len(migrations) {
 			return fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
 		}
+		if v > 0 {
+			// A schema that says it is ours is checked before it is changed.
+			if err := requireOurs(ctx, tx, v); err != nil {
+				return err
+			}
+		}
 		for ; v < len(migrations); v++ {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("migrate to version %d: %w", v+1, err)
