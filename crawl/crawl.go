@@ -127,6 +127,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 }
 
 func (c *crawler) close() {
+	c.closeWarc()
 	c.fetch.close()
 	c.ledger.close()
 	c.out.Close()
@@ -173,7 +174,24 @@ func (c *crawler) prepare() error {
 	if c.ledger.manifest, err = c.out.create("manifest.jsonl"); err != nil {
 		return fmt.Errorf("create manifest: %w", err)
 	}
+	if c.cfg.Warc {
+		if c.fetch.warc, err = openWarc(&c.cfg, c.agent, c.run); err != nil {
+			return err
+		}
+	}
 	c.hosts.stale = true
+	return nil
+}
+
+// closeWarc finishes the run's last WARC file and its index; a second
+// call does nothing.
+func (c *crawler) closeWarc() error {
+	if c.fetch.warc == nil {
+		return nil
+	}
+	if err := c.fetch.warc.Close(); err != nil {
+		return fmt.Errorf("close WARC files: %w", err)
+	}
 	return nil
 }
 
@@ -200,7 +218,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 	_, flushErr := c.ledger.flush(c.db)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := c.hosts.save()
+	saveErr := errors.Join(c.hosts.save(), c.closeWarc())
 
 	rep := c.report(end)
 	rep.ExitCode = exitCode(runErr, len(c.ledger.dead) > 0)

@@ -2,6 +2,8 @@ package warc
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -306,4 +308,12 @@ func gzipRecord(out io.Writer, r gowarc.WarcRecord) error {
 		return err
 	}
 	return gz.Close()
+}
+
+// PayloadDigest is the WARC-Payload-Digest a record of payload gets:
+// "sha256:" and the digest in lower-case base 16. A caller compares it
+// with a Capture's to tell an unchanged payload.
+func PayloadDigest(payload []byte) string {
+	sum := sha256.Sum256(payload)
+	return digestAlgorithm + ":" + hex.EncodeToString(sum[:])
 }
