@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
@@ -176,4 +177,53 @@ func mustBodyPath(t *testing.T, db *store.DB, job, u string) string {
 		t.Fatalf("entry %s: %+v, %v", u, e, err)
 	}
 	return e.File
+}
+
+// A run interrupted by a signal closes its WARC file and writes its index;
+// the run that resumes the job writes a new file, and warcio.js reads
+// both, every fetch that finished a request and a response.
+func TestWarcInterruptedAndResumed(t *testing.T) {
+	if os.Getenv("POLITE_WARCIO_DIR") == "" {
+		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
+	}
+	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
+	seeds := []string{srv.URL + "/first", srv.URL + "/slow/300", srv.URL + "/later/1", srv.URL + "/later/2"}
+	cfg := fastConfig(t, seeds...)
+	cfg.Warc, cfg.Grace = true, 10*time.Millisecond
+	db := mustOpen(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		for srv.count("/slow/300") == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel(&crawl.Interrupted{Signal: "SIGTERM", Code: 143})
+	}()
+	if _, err := crawl.Run(ctx, db, cfg); err == nil {
+		t.Fatal("interrupted run: no error")
+	}
+	first := warcFiles(t, cfg.OutDir)
+	if len(first) != 1 {
+		t.Fatalf("interrupted run wrote %v, want one file", first)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(first[0], ".warc.gz") + ".cdxj"); err != nil {
+		t.Errorf("index of the interrupted run's file: %v", err)
+	}
+	c := warciotest.Check(t, first...)
+	if c.Counts["warcinfo"] != 1 || c.Counts["response"] != 2 || c.Counts["request"] != 2 {
+		t.Errorf("interrupted run: counts %v, want a warcinfo and robots.txt and /first each a request and a response", c.Counts)
+	}
+
+	cfg.Grace = 2 * time.Second
+	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+		t.Fatalf("resumed run: %v", err)
+	}
+	all := warcFiles(t, cfg.OutDir)
+	if len(all) != 2 {
+		t.Fatalf("after the resumed run: %v, want a second file", all)
+	}
+	c = warciotest.Check(t, all...)
+	if c.Counts["warcinfo"] != 2 || c.Counts["response"] != 5 {
+		t.Errorf("both runs: counts %v, want two warcinfo, and responses of robots.txt, /first, /slow/300 and /later/1 and 2", c.Counts)
+	}
 }
