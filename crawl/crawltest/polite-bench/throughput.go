@@ -35,6 +35,7 @@ type crawlerFigures struct {
 	wall     time.Duration
 	p90      time.Duration // from the first request to the arrival of 90% of the pages
 	rssKiB   int64         // peak resident set of the child process
+	cpu      time.Duration // user and system CPU time of the child process
 	recorded int           // 2xx fetches of the run in SQLite
 	onDisk   int           // manifest bodies found on disk with their size
 	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
@@ -188,6 +189,7 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		f.rssKiB = int64(ru.Maxrss) // KiB on Linux
+		f.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	if err := served(origins, &f); err != nil {
 		return f, err
