@@ -13,12 +13,12 @@ import (
 
 // robotsResult is a robots.txt fetch, after redirects.
 type robotsResult struct {
-	status int // final status; 0 network error; 3xx when redirects ran out
-	body   []byte
-	cc     string // Cache-Control
-	hops   int
-	reason string // classified network failure
-	warcErr error // a failure to write the fetches' WARC records
+	status  int // final status; 0 network error; 3xx when redirects ran out
+	body    []byte
+	cc      string // Cache-Control
+	hops    int
+	reason  string // classified network failure
+	warcErr error  // a failure to write the fetches' WARC records
 }
 
 // fetchRobots fetches the robots.txt at u as RFC 9309 says: up to
