@@ -94,6 +94,7 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 		}
 		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, contact)
 	}
+	c.Software = "polite/" + Version
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
 	}

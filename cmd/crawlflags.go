@@ -66,7 +66,9 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	groupFlags(f, "Links and scope", "depth", "scope", "allow-private")
 
 	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
-	groupFlags(f, "Output", "out")
+	f.BoolVar(&c.Warc, "warc", false, "also keep every fetch, robots.txt too, as WARC records in FOLDER/warc")
+	f.Var(newSizeValue(&c.WarcSize, 1, maxBytes), "warc-size", "start the next WARC file once one reaches this size, e.g. 1GB")
+	groupFlags(f, "Output", "out", "warc", "warc-size")
 
 	f.StringVar(&o.Contact, "contact", "", "URL or address named in the User-Agent (default $POLITE_CONTACT, else $XDG_CONFIG_HOME/polite/contact)")
 	f.StringVar(&c.UserAgent, "user-agent", "", "User-Agent to send (default \"polite/VERSION (+CONTACT)\")")

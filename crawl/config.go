@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -65,6 +66,12 @@ type Config struct {
 	AllowPrivate bool
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
 
+	// Warc keeps every fetch (robots.txt too) as WARC records under
+	// OutDir/warc, in files closed at WarcSize (0: warc.DefaultMaxSize).
+	Warc     bool
+	WarcSize int64
+	Software string // name and version for the WARC files, "polite/1.4.0"
+
 	Grace time.Duration // how long in-flight requests may finish after a stop
 
 	Clock    Clock
@@ -93,6 +100,7 @@ func DefaultConfig() Config {
 		Scope:          ScopeHost,
 		Grace:          5 * time.Second,
 		OutDir:         "polite-out",
+		WarcSize:       warc.DefaultMaxSize,
 	}
 }
 
@@ -137,6 +145,8 @@ func (c *Config) Validate() error {
 		return usageErr("--max-crawl-delay must not be negative")
 	case c.RobotsTTL < 0:
 		return usageErr("--robots-ttl must not be negative")
+	case c.WarcSize < 0:
+		return usageErr("--warc-size must not be negative, got %d", c.WarcSize)
 	}
 	switch c.Scope {
 	case ScopeHost, ScopeDomain, ScopeAny:

@@ -141,6 +141,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 }
 
 func (c *crawler) close() {
+	c.closeWarc()
 	c.fetch.close()
 	c.ledger.close()
 	c.out.Close()
@@ -190,6 +191,11 @@ func (c *crawler) prepare() (passStart, error) {
 	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
+	if c.cfg.Warc {
+		if c.fetch.warc, err = openWarc(&c.cfg, c.agent, c.run); err != nil {
+			return pass, err
+		}
+	}
 	c.hosts.stale = true
 	return pass, nil
 }
@@ -219,6 +225,18 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 	return nil
 }
 
+// closeWarc finishes the run's last WARC file and its index; a second
+// call does nothing.
+func (c *crawler) closeWarc() error {
+	if c.fetch.warc == nil {
+		return nil
+	}
+	if err := c.fetch.warc.Close(); err != nil {
+		return fmt.Errorf("close WARC files: %w", err)
+	}
+	return nil
+}
+
 // finish writes back what is pending, saves every host's pace state and
 // writes the report.
 func (c *crawler) finish(runErr error) (*Report, error) {
@@ -242,7 +260,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 	_, flushErr := c.ledger.flush(c.db)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := c.hosts.save()
+	saveErr := errors.Join(c.hosts.save(), c.closeWarc())
 
 	manErr := c.ledger.closeManifest()
 	if manErr == nil {

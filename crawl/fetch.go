@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -38,6 +39,8 @@ type fetcher struct {
 	policy dialPolicy // which requests may reach private addresses
 
 	truncate bool // keep the first maxBody bytes instead of failing
+
+	warc *warc.Writer // --warc: every answer is kept as WARC records; nil for none
 }
 
 // response is what one request gave.
@@ -49,6 +52,10 @@ type response struct {
 	Duration time.Duration
 	Err      error
 	Reason   string // classified failure: "" on an HTTP answer
+
+	// capture is what a WARC record keeps of the exchange, when the
+	// fetcher archives and the body was read (whole or cut at the limit).
+	capture *capture
 }
 
 func newFetcher(cfg *Config, now func() time.Time) *fetcher {
@@ -88,6 +95,10 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	start := f.now()
+	var note *connNote
+	if f.warc != nil {
+		ctx, note = withConnNote(ctx)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return response{Err: err, Reason: "bad-url"}
@@ -108,8 +119,11 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	}
 	defer resp.Body.Close()
 	r := response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start)}
-	r.Body, err = readBody(resp, f.maxBody, f.truncate)
-	r.Duration = f.now().Sub(start)
+	body, cut, err := readBody(resp, f.maxBody, f.truncate)
+	r.Body, r.Duration = body, f.now().Sub(start)
+	if f.warc != nil && (err == nil || errors.Is(err, errTooLarge)) {
+		r.capture = newCapture(req, resp, body, cut, note, start)
+	}
 	if err != nil {
 		r.Err, r.Reason = err, classify(err)
 		r.Body = nil
@@ -129,11 +143,13 @@ const MaxBodyLimit = 1 << 30
 const readChunk = 32 << 10
 
 // readBody reads and decodes a body of at most max bytes: over max it fails
-// with errTooLarge, or with truncate returns the first max bytes. An
-// identity body whose Content-Length is over max fails before it is read.
+// with errTooLarge, or with truncate returns the first max bytes; cut says
+// the body was over max, and the bytes read (at most max) come back with
+// errTooLarge too, for the WARC record. An identity body whose
+// Content-Length is over max fails before it is read.
 // An empty body is empty whatever its Content-Encoding says (a 304 or 204
 // may carry the header of the body it stands for).
-func readBody(resp *http.Response, max int64, truncate bool) ([]byte, error) {
+func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut bool, err error) {
 	body := newPeekReader(resp.Body)
 	var rd io.Reader = body
 	identity := false
@@ -150,7 +166,7 @@ func readBody(resp *http.Response, max int64, truncate bool) ([]byte, error) {
 		}
 		zr, err := gzip.NewReader(body)
 		if err != nil {
-			return nil, decodeErr(err)
+			return nil, false, decodeErr(err)
 		}
 		defer zr.Close()
 		rd = zr
@@ -158,22 +174,22 @@ func readBody(resp *http.Response, max int64, truncate bool) ([]byte, error) {
 		// An encoding we did not ask for: keep the bytes as sent.
 	}
 	if identity && !truncate && resp.ContentLength > max {
-		return nil, errTooLarge
+		return nil, true, errTooLarge
 	}
 	data, over, err := readLimited(rd, max)
 	switch {
 	case err != nil:
-		return nil, decodeErr(err)
+		return nil, false, decodeErr(err)
 	case over && truncate:
-		return data, nil
+		return data, true, nil
 	case over:
-		return nil, errTooLarge
+		return data, true, errTooLarge
 	case identity && resp.ContentLength >= 0 && int64(len(data)) != resp.ContentLength:
 		// net/http reports a short body itself; a body that is not the
 		// length announced is never kept as whole.
-		return nil, fmt.Errorf("body of %d bytes, %d announced: %w", len(data), resp.ContentLength, io.ErrUnexpectedEOF)
+		return nil, false, fmt.Errorf("body of %d bytes, %d announced: %w", len(data), resp.ContentLength, io.ErrUnexpectedEOF)
 	}
-	return data, nil
+	return data, false, nil
 }
 
 // readLimited reads r to its end in chunks of readChunk bytes, keeping at

@@ -30,6 +30,9 @@ func (c *crawler) handle(r result) {
 	}
 	v := c.observe(h, r, now)
 	e.LastStatus = r.resp.Status
+	if r.newest {
+		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest
+	}
 	d := decide(e, r.resp, r.werr, situation{
 		maxAttempts:  c.cfg.MaxAttempts,
 		retryAllowed: c.budget.retryAllowed(),

@@ -165,7 +165,7 @@ func TestReadBody(t *testing.T) {
 			if tt.encoding != "" {
 				resp.Header.Set("Content-Encoding", tt.encoding)
 			}
-			got, err := readBody(resp, tt.max, tt.truncate)
+			got, _, err := readBody(resp, tt.max, tt.truncate)
 			if tt.wantErr != "" {
 				if err == nil || classify(err) != tt.wantErr {
 					t.Fatalf("err = %v (%s), want %s", err, classifyOrNil(err), tt.wantErr)

@@ -152,6 +152,9 @@ func (g *guard) proxyFor(req *http.Request) (*url.URL, error) {
 		}
 	}
 	g.proxies.Store(proxyDialAddr(p), true)
+	if n := connNoteOf(req.Context()); n != nil {
+		n.viaProxy() // the address dialled is the proxy's, not the server's
+	}
 	return p, nil
 }
 

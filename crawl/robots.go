@@ -13,11 +13,12 @@ import (
 
 // robotsResult is a robots.txt fetch, after redirects.
 type robotsResult struct {
-	status int // final status; 0 network error; 3xx when redirects ran out
-	body   []byte
-	cc     string // Cache-Control
-	hops   int
-	reason string // classified network failure
+	status  int // final status; 0 network error; 3xx when redirects ran out
+	body    []byte
+	cc      string // Cache-Control
+	hops    int
+	reason  string // classified network failure
+	warcErr error  // a failure to write the fetches' WARC records
 }
 
 // fetchRobots fetches the robots.txt at u as RFC 9309 says: up to
@@ -29,6 +30,9 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u 
 	cur := u
 	for {
 		resp := f.getRobots(ctx, cur)
+		if _, _, err := f.archive(cur, resp, frontier.Entry{}); err != nil {
+			rr.warcErr = err
+		}
 		if rr.hops == 0 {
 			first = resp
 		}

@@ -40,6 +40,10 @@ func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) er
 // handleRobots takes a robots.txt fetch into use.
 func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsBusy = false
+	if err := r.robots.warcErr; err != nil && c.fatal == nil {
+		c.fatal = fmt.Errorf("write WARC record of %s: %w", r.url, err)
+		c.log.Error("stopping: cannot write WARC records", "err", err)
+	}
 	if r.robots.reason == "canceled" {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/warc"
 )
 
 // result is what a worker hands back to the loop.
@@ -28,6 +30,9 @@ type result struct {
 	slow   bool // body matched --slow-down-pattern
 	werr   error
 	robots *robotsResult // set for a robots.txt fetch
+
+	capture warc.Capture // the WARC record written for it (--warc)
+	newest  bool         // capture is the URL's latest to refer to
 }
 
 // startFetch starts a request for e in its own goroutine.
@@ -53,6 +58,10 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 		r.resp = c.fetch.get(ctx, u, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(&c.cfg, c.out, &r, follow)
+		}
+		var err error
+		if r.capture, r.newest, err = c.fetch.archive(u, r.resp, e); err != nil && r.werr == nil {
+			r.werr = fmt.Errorf("WARC: %w", err)
 		}
 		c.results <- r
 	}()

@@ -93,14 +93,16 @@ func scanEntries(rows *sql.Rows) ([]Entry, error) {
 			e             Entry
 			state         string
 			next, fetched int64
+			warcDate      int64
 		)
 		err := rows.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest)
 		if err != nil {
 			return nil, err
 		}
 		e.State, e.NextAt, e.FetchedAt = State(state), fromNanos(next), fromNanos(fetched)
+		e.WarcDate = fromNanos(warcDate)
 		es = append(es, e)
 	}
 	if err := rows.Err(); err != nil {

@@ -30,7 +30,8 @@ const (
 )
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
+	warc_id, warc_date, warc_digest`
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new. Existing entries are left as they are. Each entry
@@ -165,7 +166,7 @@ func (db *DB) update(tx *sql.Tx, es []Entry) error {
 		}
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes}
+			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest}
 		var res sql.Result
 		if e.ID != 0 {
 			res, err = byID.Exec(append(args, e.ID)...)

@@ -159,3 +159,56 @@ func TestOpenMigratesAVersion2Database(t *testing.T) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
+
+// A database of schema version 4 (the last before WARC captures) opens in
+// this polite: its frontier rows keep what they had and have no capture;
+// a capture recorded after the migration reads back whole.
+func TestOpenMigratesAVersion4Database(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	raw, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(append([]string{}, migrations[:4]...), `PRAGMA user_version = 4`) {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("build a version 4 database: %v", err)
+		}
+	}
+	if _, err := raw.Exec(`INSERT INTO frontier (job, url, host, state, next_at, etag, file, sha256, bytes)
+		VALUES ('j', 'http://a.example/', 'a.example', 'done', 0, '"v1"', 'a.example/index.html', 'abc', 3)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open a version 4 database: %v", err)
+	}
+	defer db.Close()
+	e, err := db.Get("j", "http://a.example/")
+	if err != nil {
+		t.Fatalf("Get after migrating: %v", err)
+	}
+	if e.ETag != `"v1"` || e.File != "a.example/index.html" || e.SHA256 != "abc" || e.Bytes != 3 {
+		t.Errorf("entry after migrating = %+v, want its validators and file kept", e)
+	}
+	if e.WarcID != "" || !e.WarcDate.IsZero() || e.WarcDigest != "" {
+		t.Errorf("capture after migrating = %q %v %q, want none", e.WarcID, e.WarcDate, e.WarcDigest)
+	}
+	at := time.Date(2026, 3, 4, 5, 6, 7, 89, time.UTC)
+	e.WarcID, e.WarcDate, e.WarcDigest = "<urn:uuid:0b5e7c1a-0000-4000-8000-000000000001>", at, "sha256:ABC"
+	if _, err := db.Record("j", nil, []Entry{e}, nil); err != nil {
+		t.Fatalf("Record a capture: %v", err)
+	}
+	got, err := db.Get("j", "http://a.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WarcID != e.WarcID || !got.WarcDate.Equal(at) || got.WarcDigest != e.WarcDigest {
+		t.Errorf("capture = %q %v %q, want %q %v %q", got.WarcID, got.WarcDate, got.WarcDigest, e.WarcID, at, e.WarcDigest)
+	}
+	var v int
+	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
+	}
+}

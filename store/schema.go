@@ -122,6 +122,14 @@ ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0
 ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
 UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
 `,
+	// 5: each URL remembers its last capture in a WARC file (--warc), so
+	// that a later fetch of the same payload is written as a revisit
+	// referring to it.
+	`
+ALTER TABLE frontier ADD COLUMN warc_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN warc_date BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN warc_digest TEXT NOT NULL DEFAULT '';
+`,
 	// 8: what a job's frontier last took from its seed file (size,
 	// modification time, digest, the seeds' origins), so that a resume
 	// need not read an unchanged file again. Origins are one a line.

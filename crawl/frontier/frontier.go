@@ -55,6 +55,11 @@ type Entry struct {
 	File         string // body path relative to the output folder
 	SHA256       string
 	Bytes        int64
+	// The last capture of the URL in a WARC file (--warc), which a later
+	// revisit record refers to; empty when none was written.
+	WarcID     string    // its WARC-Record-ID, "<urn:uuid:…>"
+	WarcDate   time.Time // its WARC-Date
+	WarcDigest string    // its WARC-Payload-Digest, "sha256:…"
 }
 
 // HostQueue is one host's share of the queue.

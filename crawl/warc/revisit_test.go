@@ -140,3 +140,24 @@ func TestSURT(t *testing.T) {
 		}
 	}
 }
+
+// PayloadDigest is the digest the response record of the same payload
+// carries, for payloads empty, short and binary.
+func TestPayloadDigestMatchesRecord(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"empty", ""},
+		{"short", "hello"},
+		{"binary", "\x00\xff\x1f\x8b odd bytes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := mustOpen(t, t.TempDir(), testOptions())
+			c, err := w.WriteExchange(exchange("http://a.example/p", t0, 200, tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := PayloadDigest([]byte(tt.body)), c.PayloadDigest; got != want {
+				t.Errorf("PayloadDigest(%q) = %s, want the record's %s", tt.body, got, want)
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -59,6 +60,7 @@ type Writer struct {
 	rec    []gowarc.WarcRecordOption
 
 	mu     sync.Mutex
+	gz     *gzip.Writer // reused from record to record, under mu
 	serial int
 	cur    *warcFile
 	closed bool
@@ -117,7 +119,11 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions()}
+	gz, err := gzip.NewWriterLevel(nil, gzipLevel)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), gz: gz}
 	if err := w.startFile(); err != nil {
 		return nil, err
 	}
@@ -175,7 +181,7 @@ func (w *Writer) writeRecords(wf *warcFile, recs ...gowarc.WarcRecord) ([]span, 
 			if wf.infoID != "" {
 				r.WarcHeader().SetId(gowarc.WarcWarcinfoID, wf.infoID)
 			}
-			if err := gzipRecord(wf.bw, r); err != nil {
+			if err := gzipRecord(w.gz, wf.bw, r); err != nil {
 				return err
 			}
 			end := start + wf.cw.n + int64(wf.bw.Buffered())

@@ -14,7 +14,8 @@ import (
 )
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
+	warc_id, warc_date, warc_digest`
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
@@ -136,11 +137,12 @@ func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	return hs, err
 }
 
-// updateSQL writes back an entry ($1..$16 the fields, $17 id, or $17 job
-// and $18 url), ending any lease unless it stays in flight.
+// updateSQL writes back an entry ($1..$19 the fields, $20 id, or $20 job
+// and $21 url), ending any lease unless it stays in flight.
 const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
 	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
 	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
+	warc_id = $17, warc_date = $18, warc_digest = $19,
 	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
 	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
 
@@ -167,16 +169,16 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 		}
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes}
-		q := updateSQL + `WHERE id = $17`
+			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest}
+		q := updateSQL + `WHERE id = $20`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $18`
+			q += ` AND state = 'in-flight' AND lease_owner = $21`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $17 AND url = $18`
+			q = updateSQL + `WHERE job = $20 AND url = $21`
 			args = append(args, e.Job, e.URL)
 		}
 		tag, err := tx.Exec(ctx, q, args...)
@@ -293,11 +295,13 @@ func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]fron
 			e             frontier.Entry
 			state         string
 			next, fetched int64
+			warcDate      int64
 		)
 		err := r.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest)
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
+		e.WarcDate = fromNanos(warcDate)
 		return e, err
 	})
 }

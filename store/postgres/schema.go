@@ -139,6 +139,13 @@ CREATE TABLE seed_sources (
 	loaded_at  BIGINT NOT NULL
 );
 `,
+	// 3: each URL remembers its last capture in a WARC file (--warc), as
+	// the SQLite store's version 5 does.
+	`
+ALTER TABLE frontier ADD COLUMN warc_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN warc_date BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN warc_digest TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -161,6 +168,12 @@ func (db *DB) migrate(ctx context.Context) error {
 		}
 		if v > len(migrations) {
 			return fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
+		}
+		if v > 0 {
+			// A schema that says it is ours is checked before it is changed.
+			if err := requireOurs(ctx, tx, v); err != nil {
+				return err
+			}
 		}
 		for ; v < len(migrations); v++ {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {

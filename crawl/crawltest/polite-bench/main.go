@@ -55,9 +55,10 @@ type options struct {
 	quotaScale  float64       // the RateLimit scenario's scale, at most scale
 	window      time.Duration // unscaled length of a pacing run
 	only        map[string]bool
-	concurrency int // --concurrency of the throughput scenario
-	hosts       int // throughput origins
-	pages       int // pages per throughput origin
+	concurrency int  // --concurrency of the throughput scenario
+	hosts       int  // throughput origins
+	pages       int  // pages per throughput origin
+	warc        bool // also run the throughput scenario's polite with --warc
 	cpuprofile  string
 }
 
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.concurrency, "concurrency", 64, "--concurrency of the throughput scenario (and of its reference)")
 	fs.IntVar(&o.hosts, "hosts", 200, "origins in the throughput scenario")
 	fs.IntVar(&o.pages, "pages", 20, "pages per origin in the throughput scenario")
+	fs.BoolVar(&o.warc, "warc", true, "also run polite with --warc in the throughput scenario")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
 	if err := fs.Parse(args); err != nil {
 		return o, err

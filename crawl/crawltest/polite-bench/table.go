@@ -131,6 +131,11 @@ func (b *bench) targets() []string {
 		all := p.recorded == t.urls() && p.onDisk == t.urls()
 		out = append(out, fmt.Sprintf("throughput: >= 1500 pages/s, peak RSS < 80 MB, every fetch in SQLite and every body on disk: %s (%.0f pages/s, %.1f MB, %d/%d recorded, %d/%d on disk)",
 			verdict(p.rate() >= 1500 && p.rssMB() < 80 && all), p.rate(), p.rssMB(), p.recorded, t.urls(), p.onDisk, t.urls()))
+		if w := t.withWarc; w != nil {
+			all := w.recorded == t.urls() && w.onDisk == t.urls() && w.inWarc == t.urls()
+			out = append(out, fmt.Sprintf("throughput --warc: >= 1500 pages/s, peak RSS < 100 MB, every page in SQLite, on disk and in the WARC: %s (%.0f pages/s, %.1f MB, %d/%d recorded, %d/%d on disk, %d/%d in the WARC)",
+				verdict(w.rate() >= 1500 && w.rssMB() < 100 && all), w.rate(), w.rssMB(), w.recorded, t.urls(), w.onDisk, t.urls(), w.inWarc, t.urls()))
+		}
 	}
 	if s := b.seeds; s != nil {
 		out = append(out, s.target())
@@ -146,18 +151,21 @@ func (t *throughputResult) print(w io.Writer) {
 	fmt.Fprintf(w, "throughput: %d unthrottled hosts x %d pages (%d URLs, robots.txt on each), floors 0, --concurrency %d\n",
 		t.hosts, t.pages, t.urls(), t.concurrency)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s")
+	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s\tCPU s")
 	line := func(name string, f crawlerFigures, rss, kept bool) {
-		r, rec, disk := "-", "-", "-"
+		r, rec, disk, cpu := "-", "-", "-", "-"
 		if rss {
-			r = fmt.Sprintf("%.1f", f.rssMB())
+			r, cpu = fmt.Sprintf("%.1f", f.rssMB()), fmt.Sprintf("%.2f", f.cpu.Seconds())
 		}
 		if kept {
 			rec, disk = fmt.Sprintf("%d/%d", f.recorded, t.urls()), fmt.Sprintf("%d/%d", f.onDisk, t.urls())
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\n", name, f.rate(), f.sustained(), r, rec, disk, f.wall.Seconds())
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\n", name, f.rate(), f.sustained(), r, rec, disk, f.wall.Seconds(), cpu)
 	}
 	line("polite (binary)", t.polite, true, true)
+	if t.withWarc != nil {
+		line("polite --warc (binary)", *t.withWarc, true, true)
+	}
 	if t.inProcess != nil {
 		line("polite (in process, profiled)", *t.inProcess, false, true)
 	}

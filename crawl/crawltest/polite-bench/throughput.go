@@ -35,8 +35,10 @@ type crawlerFigures struct {
 	wall     time.Duration
 	p90      time.Duration // from the first request to the arrival of 90% of the pages
 	rssKiB   int64         // peak resident set of the child process
+	cpu      time.Duration // user and system CPU time of the child process
 	recorded int           // 2xx fetches of the run in SQLite
 	onDisk   int           // manifest bodies found on disk with their size
+	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
 }
 
 func (f crawlerFigures) rate() float64 {
@@ -61,6 +63,7 @@ func (f crawlerFigures) rssMB() float64 { return float64(f.rssKiB) / 1024 }
 type throughputResult struct {
 	hosts, pages, concurrency int
 	polite, reference         crawlerFigures
+	withWarc                  *crawlerFigures // polite with --warc
 	inProcess                 *crawlerFigures
 	note                      string
 }
@@ -97,6 +100,21 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
+	}
+	if o.warc {
+		b.progress("throughput: %s crawl --warc, %d URLs", o.polite, len(urls))
+		wdir := filepath.Join(dir, "warc")
+		if err := os.Mkdir(wdir, 0o700); err != nil {
+			return err
+		}
+		f, err := runBinary(ctx, o, wdir, urls, origins, "--warc")
+		if err != nil {
+			return err
+		}
+		if f.inWarc, err = warcCaptures(filepath.Join(wdir, "out", "warc")); err != nil {
+			return err
+		}
+		t.withWarc = &f
 	}
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
@@ -148,7 +166,7 @@ func served(origins []*origin, f *crawlerFigures) error {
 }
 
 // runBinary runs polite crawl as a child process with floors at zero.
-func runBinary(ctx context.Context, o options, dir string, urls []string, origins []*origin) (crawlerFigures, error) {
+func runBinary(ctx context.Context, o options, dir string, urls []string, origins []*origin, extra ...string) (crawlerFigures, error) {
 	var f crawlerFigures
 	seeds := filepath.Join(dir, "seeds.txt")
 	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
@@ -157,9 +175,10 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, o.polite, "crawl", "--db", db, "--out", out, "--job", "throughput",
+	args := append([]string{"crawl", "--db", db, "--out", out, "--job", "throughput",
 		"--floor", "0", "--start", "0", "--decrease", "0", "--concurrency", strconv.Itoa(o.concurrency),
-		"--progress", "never", "--user-agent", userAgent, "--max-duration", throughputTimeout.String(), seeds)
+		"--progress", "never", "--user-agent", userAgent, "--max-duration", throughputTimeout.String()}, extra...)
+	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	start := time.Now()
@@ -170,6 +189,7 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		f.rssKiB = int64(ru.Maxrss) // KiB on Linux
+		f.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	if err := served(origins, &f); err != nil {
 		return f, err
@@ -222,6 +242,36 @@ func kept(dbPath, out string) (recorded, onDisk int, err error) {
 		}
 	}
 	return recorded, onDisk, sc.Err()
+}
+
+// warcCaptures counts the 200 page captures (robots.txt left out) that
+// the CDXJ indexes beside the WARC files in dir list.
+func warcCaptures(dir string) (int, error) {
+	idx, err := filepath.Glob(filepath.Join(dir, "*.cdxj"))
+	if err != nil || len(idx) == 0 {
+		return 0, fmt.Errorf("no WARC index in %s: %v", dir, err)
+	}
+	n := 0
+	for _, p := range idx {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return n, err
+		}
+		for line := range strings.Lines(string(data)) {
+			_, js, _ := strings.Cut(line, " {")
+			var c struct {
+				URL    string `json:"url"`
+				Status string `json:"status"`
+			}
+			if err := json.Unmarshal([]byte("{"+js), &c); err != nil {
+				return n, fmt.Errorf("%s: %w", p, err)
+			}
+			if c.Status == "200" && strings.Contains(c.URL, "/page/") {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // reference fetches urls with plain net/http GETs, concurrency at a time,
