@@ -122,6 +122,17 @@ ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0
 ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
 UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
 `,
+	// 5: taken by another branch; this no-op stands in for it until the
+	// branches meet (replace it with that branch's migration then).
+	`SELECT 1;`,
+	// 6: sitemaps. An entry says whether its URL is a page or a sitemap
+	// (read from robots.txt or a seed, or listed by an index), and keeps
+	// the lastmod a sitemap gave it, so that a later pass need not ask
+	// for a page that has not changed since it was fetched.
+	`
+ALTER TABLE frontier ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN lastmod BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a file belongs to another application.
