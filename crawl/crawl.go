@@ -85,6 +85,7 @@ type crawler struct {
 	budget budgets
 	ledger *ledger
 	links  discovery
+	maps   *sitemapRun // nil without --sitemaps
 
 	results   chan result
 	inflight  int
@@ -120,6 +121,9 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	}
 	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
 	c.budget = budgets{cfg: &c.cfg}
+	if cfg.Sitemaps {
+		c.maps = newSitemapRun(&c.cfg)
+	}
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.
 	c.fetch = newFetcher(&c.cfg, time.Now)
@@ -146,7 +150,11 @@ func (c *crawler) prepare() error {
 		if err != nil {
 			continue // ReadSeeds already normalised it
 		}
-		es = append(es, frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start})
+		e := frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: c.start}
+		if c.maps != nil {
+			c.maps.seedEntry(&e, u)
+		}
+		es = append(es, e)
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
 	// signal, a crash) left URLs queued or in flight: resume them first,
@@ -239,6 +247,7 @@ func (c *crawler) report(end time.Time) *Report {
 		Rejected:     c.cfg.Rejected,
 		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
+		Sitemaps:     c.maps.report(),
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs

@@ -49,6 +49,8 @@ type response struct {
 	Duration time.Duration
 	Err      error
 	Reason   string // classified failure: "" on an HTTP answer
+
+	start time.Time // when the request started, on the fetcher's clock
 }
 
 func newFetcher(cfg *Config, now func() time.Time) *fetcher {
@@ -87,10 +89,29 @@ func (f *fetcher) close() { f.client.CloseIdleConnections() }
 func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) response {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	resp, r := f.send(ctx, u, extra)
+	if resp == nil {
+		return r
+	}
+	defer resp.Body.Close()
+	var err error
+	r.Body, err = readBody(resp, f.maxBody, f.truncate)
+	r.Duration = f.now().Sub(r.start)
+	if err != nil {
+		r.Err, r.Reason = err, classify(err)
+		r.Body = nil
+	}
+	return r
+}
+
+// send makes the request for u and returns the response, whose body the
+// caller reads and closes, with its status, headers and time to first
+// byte; or no response and the failure.
+func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*http.Response, response) {
 	start := f.now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return response{Err: err, Reason: "bad-url"}
+		return nil, response{Err: err, Reason: "bad-url"}
 	}
 	req.Header.Set("User-Agent", f.ua)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
@@ -104,17 +125,9 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	req = req.WithContext(withDialMode(ctx, mode))
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
+		return nil, response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
 	}
-	defer resp.Body.Close()
-	r := response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start)}
-	r.Body, err = readBody(resp, f.maxBody, f.truncate)
-	r.Duration = f.now().Sub(start)
-	if err != nil {
-		r.Err, r.Reason = err, classify(err)
-		r.Body = nil
-	}
-	return r
+	return resp, response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), start: start}
 }
 
 // errBadEncoding is a compressed body that does not decode.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/sitemap"
 )
 
 // result is what a worker hands back to the loop.
@@ -28,6 +29,8 @@ type result struct {
 	slow   bool // body matched --slow-down-pattern
 	werr   error
 	robots *robotsResult // set for a robots.txt fetch
+
+	sitemap *sitemap.Result // what a sitemap entry's body listed
 }
 
 // startFetch starts a request for e in its own goroutine.
@@ -37,6 +40,14 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 	c.begin(h, now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
 	c.pacer.Begin(h.key, now)
+	if e.Kind != frontier.Page {
+		hdr := sitemapValidators(e)
+		go func() {
+			r.resp, r.sitemap = c.fetch.getSitemap(ctx, u, hdr)
+			c.results <- r
+		}()
+		return
+	}
 	hdr := http.Header{}
 	if e.File != "" {
 		if _, err := c.out.root.Stat(e.File); err == nil {
