@@ -77,7 +77,7 @@ func (c *crawler) sitemapFetched(e frontier.Entry, r result, d decision, now tim
 func (c *crawler) readSitemap(st *SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
 	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
 	if err := res.Err(); err != nil {
-		st.Error = res.Cut.String() + ": " + err.Error()
+		st.Error = err.Error()
 	}
 	for i, p := range res.Problems {
 		if i == maxSitemapProblems {
