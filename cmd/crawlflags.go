@@ -63,7 +63,8 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.IntVar(&c.Depth, "depth", 0, "follow links this many levels from the seeds (0: seeds only)")
 	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
 	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
-	groupFlags(f, "Links and scope", "depth", "scope", "allow-private")
+	f.BoolVar(&c.Sitemaps, "sitemaps", false, "read the seed hosts' robots.txt Sitemap lines and seeds named *sitemap*; queue what they list, skip pages whose lastmod is not after their last fetch")
+	groupFlags(f, "Links and scope", "depth", "scope", "allow-private", "sitemaps")
 
 	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
 	f.BoolVar(&c.Warc, "warc", false, "also keep every fetch, robots.txt too, as WARC records in FOLDER/warc")

@@ -64,6 +64,7 @@ type Config struct {
 	Depth        int
 	Scope        Scope
 	AllowPrivate bool
+	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
 
 	// Warc keeps every fetch (robots.txt too) as WARC records under

@@ -98,6 +98,7 @@ type crawler struct {
 	budget budgets
 	ledger *ledger
 	links  discovery
+	maps   *sitemapRun // nil without --sitemaps
 
 	results   chan result
 	inflight  int
@@ -137,6 +138,9 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.
 	c.fetch = newFetcher(&c.cfg, time.Now)
+	if cfg.Sitemaps {
+		c.maps = newSitemapRun(c.fetch.policy.seeds)
+	}
 	return c, nil
 }
 
@@ -312,6 +316,7 @@ func (c *crawler) report(end time.Time) *Report {
 		Rejected:     c.rejected,
 		Dead:         c.ledger.dead,
 		Frontier:     map[string]int{},
+		Sitemaps:     c.maps.report(),
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs

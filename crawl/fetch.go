@@ -56,6 +56,9 @@ type response struct {
 	// capture is what a WARC record keeps of the exchange, when the
 	// fetcher archives and the body was read (whole or cut at the limit).
 	capture *capture
+
+	start time.Time // when the request started, on the fetcher's clock
+	note  *connNote // the connection's address, for a WARC record
 }
 
 func newFetcher(cfg *Config, now func() time.Time) *fetcher {
@@ -94,6 +97,27 @@ func (f *fetcher) close() { f.client.CloseIdleConnections() }
 func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) response {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	resp, r := f.send(ctx, u, extra)
+	if resp == nil {
+		return r
+	}
+	defer resp.Body.Close()
+	body, cut, err := readBody(resp, f.maxBody, f.truncate)
+	r.Body, r.Duration = body, f.now().Sub(r.start)
+	if f.warc != nil && (err == nil || errors.Is(err, errTooLarge)) {
+		r.capture = newCapture(resp.Request, resp, body, cut, r.note, r.start)
+	}
+	if err != nil {
+		r.Err, r.Reason = err, classify(err)
+		r.Body = nil
+	}
+	return r
+}
+
+// send makes the request for u and returns the response, whose body the
+// caller reads and closes, with its status, headers and time to first
+// byte; or no response and the failure.
+func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*http.Response, response) {
 	start := f.now()
 	var note *connNote
 	if f.warc != nil {
@@ -101,7 +125,7 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return response{Err: err, Reason: "bad-url"}
+		return nil, response{Err: err, Reason: "bad-url"}
 	}
 	req.Header.Set("User-Agent", f.ua)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
@@ -115,20 +139,9 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	req = req.WithContext(withDialMode(ctx, mode))
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
+		return nil, response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
 	}
-	defer resp.Body.Close()
-	r := response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start)}
-	body, cut, err := readBody(resp, f.maxBody, f.truncate)
-	r.Body, r.Duration = body, f.now().Sub(start)
-	if f.warc != nil && (err == nil || errors.Is(err, errTooLarge)) {
-		r.capture = newCapture(req, resp, body, cut, note, start)
-	}
-	if err != nil {
-		r.Err, r.Reason = err, classify(err)
-		r.Body = nil
-	}
-	return r
+	return resp, response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), start: start, note: note}
 }
 
 // errBadEncoding is a compressed body that does not decode.

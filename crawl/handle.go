@@ -40,6 +40,9 @@ func (c *crawler) handle(r result) {
 		heldToResume: h.hold.kind == holdResume && !h.hold.until.IsZero(),
 	})
 	c.apply(h, e, r, d, v, now)
+	if e.Kind != frontier.Page && c.maps != nil {
+		c.sitemapFetched(e, r, d, now)
+	}
 }
 
 // apply carries out what decide made of an answer for entry e.

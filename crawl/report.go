@@ -28,7 +28,8 @@ type Report struct {
 	Hosts        []*HostStats   `json:"hosts"`
 	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
 	Dead         []DeadURL      `json:"dead,omitempty"`
-	Frontier     map[string]int `json:"frontier"` // entries of the job by state at the end
+	Frontier     map[string]int `json:"frontier"`           // entries of the job by state at the end
+	Sitemaps     *SitemapReport `json:"sitemaps,omitempty"` // with --sitemaps
 }
 
 // Totals sums the hosts.
@@ -191,6 +192,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
 	}
 
+	r.Sitemaps.writeText(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
 	for i, d := range r.Dead {

@@ -61,7 +61,8 @@ type seedLoad struct {
 	store   bool                // fp is to be stored
 	batch   []Seed
 	entries []frontier.Entry
-	origins map[origin]bool // the dial policy's: what the seeds exempt
+	origins map[origin]bool                 // the dial policy's: what the seeds exempt
+	mark    func(*frontier.Entry, *url.URL) // makes a seed that is a sitemap an entry of that kind (--sitemaps)
 	eof     bool
 	skipped bool // unchanged since its last load: not read
 	added   int  // entries new to the frontier
@@ -74,6 +75,9 @@ type seedLoad struct {
 func (c *crawler) openSeeds(ctx context.Context) (*seedLoad, error) {
 	src := c.cfg.Seeds
 	l := &seedLoad{job: c.cfg.Job, log: c.log, origins: c.fetch.policy.seeds}
+	if c.maps != nil {
+		l.mark = c.maps.seedEntry
+	}
 	var r io.Reader
 	if len(src.Lines) > 0 {
 		r = strings.NewReader(strings.Join(src.Lines, "\n"))
@@ -229,7 +233,11 @@ func (l *seedLoad) enqueue(db Store, now time.Time) error {
 			continue // the reader normalised it
 		}
 		l.origins[originOf(u)] = true
-		es = append(es, frontier.Entry{Job: l.job, URL: s.URL, Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: now})
+		e := frontier.Entry{Job: l.job, URL: s.URL, Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}
+		if l.mark != nil {
+			l.mark(&e, u)
+		}
+		es = append(es, e)
 	}
 	l.entries = es
 	n, err := db.Enqueue(l.job, es)

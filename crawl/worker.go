@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/warc"
 )
 
@@ -31,8 +32,9 @@ type result struct {
 	werr   error
 	robots *robotsResult // set for a robots.txt fetch
 
-	capture warc.Capture // the WARC record written for it (--warc)
-	newest  bool         // capture is the URL's latest to refer to
+	capture warc.Capture    // the WARC record written for it (--warc)
+	newest  bool            // capture is the URL's latest to refer to
+	sitemap *sitemap.Result // what a sitemap entry's body listed
 }
 
 // startFetch starts a request for e in its own goroutine.
@@ -42,6 +44,14 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 	c.begin(h, now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
 	c.pacer.Begin(h.key, now)
+	if e.Kind != frontier.Page {
+		hdr := sitemapValidators(e)
+		go func() {
+			r.resp, r.sitemap = c.fetch.getSitemap(ctx, u, hdr)
+			c.results <- r
+		}()
+		return
+	}
 	hdr := http.Header{}
 	if e.File != "" {
 		if _, err := c.out.root.Stat(e.File); err == nil {

@@ -5,6 +5,8 @@ package store
 import (
 	"database/sql"
 	"fmt"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 const countsSQL = `SELECT state, COUNT(*) FROM frontier WHERE job = ? GROUP BY state`
@@ -94,15 +96,18 @@ func scanEntries(rows *sql.Rows) ([]Entry, error) {
 			state         string
 			next, fetched int64
 			warcDate      int64
+			kind          string
+			lastmod       int64
 		)
 		err := rows.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod)
 		if err != nil {
 			return nil, err
 		}
 		e.State, e.NextAt, e.FetchedAt = State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate = fromNanos(warcDate)
+		e.Kind, e.LastMod = frontier.Kind(kind), fromNanos(lastmod)
 		es = append(es, e)
 	}
 	if err := rows.Err(); err != nil {

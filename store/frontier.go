@@ -31,10 +31,12 @@ const (
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest`
+	warc_id, warc_date, warc_digest, kind, lastmod`
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
-// how many were new. Existing entries are left as they are. Each entry
+// how many were new. Existing entries are left as they are, but for one
+// thing: a new entry's non-zero LastMod (a sitemap's lastmod, read again)
+// replaces the stored one. Each entry
 // needs a URL and a Host; its Job and ID are ignored, and an empty State
 // means Queued.
 func (db *DB) Enqueue(job string, es []Entry) (int, error) {
@@ -61,11 +63,11 @@ func (db *DB) Enqueue(job string, es []Entry) (int, error) {
 const enqueueRows = 64
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
 
 // enqueueSQL inserts n rows, skipping URLs the job has.
 func enqueueSQL(n int) string {
-	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	return `INSERT INTO frontier (` + enqueueColumns + `) VALUES ` +
 		strings.Repeat(row+", ", n-1) + row + ` ON CONFLICT (job, url) DO NOTHING`
 }
@@ -80,7 +82,8 @@ func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 		}
 	}
 	added := 0
-	args := make([]any, 0, 18*enqueueRows)
+	args := make([]any, 0, 20*enqueueRows)
+	var lastmods []Entry
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
 		es = es[len(chunk):]
@@ -94,7 +97,10 @@ func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 			}
 			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes)
+				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+			if !e.LastMod.IsZero() {
+				lastmods = append(lastmods, e)
+			}
 		}
 		var (
 			res sql.Result
@@ -114,7 +120,26 @@ func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 		}
 		added += int(n)
 	}
-	return added, nil
+	return added, setLastMods(tx, job, lastmods)
+}
+
+// setLastMods gives existing entries the lastmod a sitemap listed anew.
+func setLastMods(tx *sql.Tx, job string, es []Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	stmt, err := tx.Prepare(`UPDATE frontier SET lastmod = ? WHERE job = ? AND url = ? AND lastmod <> ?`)
+	if err != nil {
+		return fmt.Errorf("enqueue: %w", explain(err))
+	}
+	defer stmt.Close()
+	for _, e := range es {
+		lm := toNanos(e.LastMod)
+		if _, err := stmt.Exec(lm, job, e.URL, lm); err != nil {
+			return fmt.Errorf("enqueue %s: %w", e.URL, explain(err))
+		}
+	}
+	return nil
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
@@ -166,7 +191,8 @@ func (db *DB) update(tx *sql.Tx, es []Entry) error {
 		}
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest}
+			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
+			string(e.Kind), toNanos(e.LastMod)}
 		var res sql.Result
 		if e.ID != 0 {
 			res, err = byID.Exec(append(args, e.ID)...)

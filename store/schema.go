@@ -130,6 +130,14 @@ ALTER TABLE frontier ADD COLUMN warc_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE frontier ADD COLUMN warc_date BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN warc_digest TEXT NOT NULL DEFAULT '';
 `,
+	// 6: sitemaps. An entry says whether its URL is a page or a sitemap
+	// (read from robots.txt or a seed, or listed by an index), and keeps
+	// the lastmod a sitemap gave it, so that a later pass need not ask
+	// for a page that has not changed since it was fetched.
+	`
+ALTER TABLE frontier ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN lastmod BIGINT NOT NULL DEFAULT 0;
+`,
 	// 8: what a job's frontier last took from its seed file (size,
 	// modification time, digest, the seeds' origins), so that a resume
 	// need not read an unchanged file again. Origins are one a line.

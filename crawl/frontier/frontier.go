@@ -60,7 +60,23 @@ type Entry struct {
 	WarcID     string    // its WARC-Record-ID, "<urn:uuid:…>"
 	WarcDate   time.Time // its WARC-Date
 	WarcDigest string    // its WARC-Payload-Digest, "sha256:…"
+
+	// Kind is what the URL is: a page ("") or a sitemap. LastMod is the
+	// last modification a sitemap gave for the URL (the latest instant
+	// its lastmod can mean), zero when none did.
+	Kind    Kind
+	LastMod time.Time
 }
+
+// Kind is what a frontier entry's URL is fetched as.
+type Kind string
+
+// The kinds of frontier entry.
+const (
+	Page         Kind = ""              // a page: fetched, kept, its links followed
+	Sitemap      Kind = "sitemap"       // a sitemap from robots.txt or a seed: may be an index
+	SitemapChild Kind = "sitemap-child" // a sitemap an index lists: an index here is not read
+)
 
 // HostQueue is one host's share of the queue.
 type HostQueue struct {

@@ -1,0 +1,291 @@
+package crawl_test
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
+	"github.com/polite-crawler/polite/crawl/sitemap"
+	"github.com/polite-crawler/polite/store"
+)
+
+// sitemapCrawl runs one --sitemaps crawl of the origin's root on a fake
+// clock starting at t0 (the wall clock's now when zero), and returns its
+// report. A pass after another starts after the other's end: the fake
+// clock runs ahead of the wall clock whenever the run waits.
+func sitemapCrawl(t *testing.T, db *store.DB, base, out string, t0 time.Time) *crawl.Report {
+	t.Helper()
+	cfg := fastConfig(t, base+"/")
+	cfg.OutDir = out
+	cfg.Sitemaps = true
+	if t0.IsZero() {
+		t0 = time.Now()
+	}
+	clk := fakeclock.New(t0)
+	cfg.Clock = clk
+	t.Cleanup(clk.Auto(5 * time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := crawl.Run(ctx, db, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return rep
+}
+
+func sitemapStats(rep *crawl.Report, path string) *crawl.SitemapStats {
+	if rep.Sitemaps == nil {
+		return nil
+	}
+	for _, s := range rep.Sitemaps.Sitemaps {
+		if strings.HasSuffix(s.URL, path) {
+			return s
+		}
+	}
+	return nil
+}
+
+// robots.txt names an index, which lists a .xml.gz, a .xml and a .txt
+// sitemap of pages no page links to: a crawl of the root with --sitemaps
+// fetches every one. A second pass asks for none of the pages whose
+// lastmod is not after their fetch (no request at all), and re-reads
+// every sitemap conditionally (304); the pages only the .txt sitemap
+// lists carry no lastmod, so they get a conditional GET (304) as
+// without sitemaps. A third pass, after two pages' lastmod moved past
+// their fetch, asks for those two only.
+func TestSitemapsFindUnlinkedPagesAndSkipUnchanged(t *testing.T) {
+	const pages = 12
+	var moved atomic.Int64 // unix seconds; pages 0 and 1 changed then, 0: not changed
+	sm := &crawltest.SitemapConfig{Pages: pages, LastMod: func(n int) time.Time {
+		if m := moved.Load(); m != 0 && n < 2 {
+			return time.Unix(m, 0)
+		}
+		return crawltest.LastModified
+	}}
+	o, srv := serve(t, crawltest.Config{Sitemap: sm})
+	db := mustOpen(t)
+	out := t.TempDir()
+	hidden := sm.HiddenPages()
+
+	rep := sitemapCrawl(t, db, srv.URL, out, time.Time{})
+	st := o.Stats()
+	for p := range hidden {
+		if st.ByPath[p] != 1 {
+			t.Errorf("pass 1: %s requested %d times, want 1", p, st.ByPath[p])
+		}
+	}
+	for _, p := range []string{"/sitemap.xml", "/sitemap-pages.xml.gz", "/sitemap-pages.xml", "/sitemap-pages.txt"} {
+		if st.ByPath[p] != 1 {
+			t.Errorf("pass 1: %s requested %d times, want 1", p, st.ByPath[p])
+		}
+	}
+	if s := rep.Sitemaps; s == nil || s.Read != 4 || s.URLs != pages || s.Errors != 0 || s.Unchanged != 0 {
+		t.Fatalf("pass 1: sitemaps = %+v, want 4 read, %d URLs, no error, none unchanged", s, pages)
+	}
+	if rep.ExitCode != crawl.ExitOK {
+		t.Errorf("pass 1: exit %d, want %d", rep.ExitCode, crawl.ExitOK)
+	}
+
+	o.Reset()
+	rep = sitemapCrawl(t, db, srv.URL, out, rep.End.Add(time.Second))
+	st = o.Stats()
+	textPages := 0
+	for p, from := range hidden {
+		switch {
+		case from == "/sitemap-pages.txt":
+			textPages++
+			if st.ByPath[p] != 1 {
+				t.Errorf("pass 2: %s (no lastmod) requested %d times, want 1 conditional GET", p, st.ByPath[p])
+			}
+		case st.ByPath[p] != 0:
+			t.Errorf("pass 2: %s (lastmod unchanged) requested %d times, want 0", p, st.ByPath[p])
+		}
+	}
+	if st.Conditional != st.Requests || st.NotModified != st.Requests {
+		t.Errorf("pass 2: %d requests, %d conditional, %d answered 304; want all conditional and 304", st.Requests, st.Conditional, st.NotModified)
+	}
+	wantSkipped := pages - textPages
+	if s := rep.Sitemaps; s == nil || s.NotModified != 4 || s.Read != 0 || s.Unchanged != wantSkipped {
+		t.Fatalf("pass 2: sitemaps = %+v, want 4 not modified, %d unchanged", s, wantSkipped)
+	}
+	gz, xml := sitemapStats(rep, "/sitemap-pages.xml.gz"), sitemapStats(rep, "/sitemap-pages.xml")
+	if gz == nil || xml == nil || gz.Unchanged != pages/3 || xml.Unchanged != pages/3 {
+		t.Errorf("pass 2: unchanged per sitemap = %+v, %+v; want %d each", gz, xml, pages/3)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "sitemaps: 0 read, 4 not modified, 0 URLs found, 8 skipped by lastmod"; !strings.Contains(text.String(), want) {
+		t.Errorf("pass 2 summary:\n%s\nwant a line with %q", text.String(), want)
+	}
+
+	moved.Store(rep.End.Add(time.Minute).Unix()) // after pass 1's fetches, before pass 3
+	o.Reset()
+	rep = sitemapCrawl(t, db, srv.URL, out, rep.End.Add(time.Hour))
+	st = o.Stats()
+	for p, from := range hidden {
+		want := 0
+		if p == "/hidden/0" || p == "/hidden/1" || from == "/sitemap-pages.txt" {
+			want = 1
+		}
+		if st.ByPath[p] != want {
+			t.Errorf("pass 3: %s requested %d times, want %d", p, st.ByPath[p], want)
+		}
+	}
+	if st.ByStatus[200] < 2 || rep.Sitemaps.Unchanged != wantSkipped-2 {
+		t.Errorf("pass 3: %d answers 200, %d unchanged; want the two moved pages fetched, %d unchanged", st.ByStatus[200], rep.Sitemaps.Unchanged, wantSkipped-2)
+	}
+}
+
+// Hostile sitemaps are cut at the protocol's limits or refused, reported
+// with their URL and why, and the run ends as any other: in bounded time
+// and memory, exit 0 (a sitemap's errors are reported, not failures).
+// Only URLs the protocol allows are queued; none leads to another host,
+// a private address or an entity's target.
+func TestSitemapsHostileAreBoundedAndReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams about 200 MB over loopback")
+	}
+	sm := &crawltest.SitemapConfig{Pages: 3, Hostile: crawltest.AllHostileSitemaps}
+	robots := "User-agent: *\nDisallow: /many/\nDisallow: /huge/\nDisallow: /bomb/\n"
+	o, srv := serve(t, crawltest.Config{Sitemap: sm, Robots: robots})
+	db := mustOpen(t)
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	wall := time.Now()
+	rep := sitemapCrawl(t, db, srv.URL, t.TempDir(), time.Time{})
+	took := time.Since(wall)
+	close(stop)
+	wg.Wait()
+	if took > 45*time.Second {
+		t.Errorf("the run took %s of wall time, want it bounded", took)
+	}
+	if p := peak.Load(); p > 256<<20 {
+		t.Errorf("heap in use peaked at %d MiB, want the bodies streamed (under 256 MiB)", p>>20)
+	}
+	if rep.ExitCode != crawl.ExitOK {
+		t.Errorf("exit %d, want %d", rep.ExitCode, crawl.ExitOK)
+	}
+	for _, tc := range []struct {
+		name, path, err string
+		urls            int // queued at least
+	}{
+		{"over 50 MB", "/sitemap-huge.xml", "too large", 1},
+		{"endless", "/sitemap-endless.xml", "too large", 1},
+		{"gzip bomb", "/sitemap-bomb.xml.gz", "too large", 1},
+		{"60,000 URLs", "/sitemap-60k.xml", "too many URLs", 50_000},
+		{"broken XML", "/sitemap-broken.xml", "malformed", 3},
+		{"billion laughs", "/sitemap-laughs.xml", "refused", 0},
+		{"external entities", "/sitemap-xxe.xml", "refused", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sitemapStats(rep, tc.path)
+			if s == nil {
+				t.Fatalf("%s not in the report", tc.path)
+			}
+			if !strings.Contains(s.Error, tc.err) || s.URLs < tc.urls {
+				t.Errorf("%s: error %q, %d URLs; want an error %q..., at least %d URLs", tc.path, s.Error, s.URLs, tc.err, tc.urls)
+			}
+			if s.URLs > sitemap.MaxURLs {
+				t.Errorf("%s: %d URLs queued, over the protocol's %d", tc.path, s.URLs, sitemap.MaxURLs)
+			}
+		})
+	}
+	foreign := sitemapStats(rep, "/sitemap-foreign.xml")
+	if foreign == nil || foreign.URLs != 0 || foreign.Refused != 8 {
+		t.Errorf("foreign sitemap = %+v, want its 8 URLs of other hosts and private addresses refused", foreign)
+	}
+	sub := sitemapStats(rep, "/sub/sitemap.xml")
+	if sub == nil || sub.URLs != 2 || sub.Refused != 1 {
+		t.Errorf("/sub/sitemap.xml = %+v, want /sub/a and /sub/b queued, /hidden/0 (outside its folder) refused", sub)
+	}
+	st := o.Stats()
+	for _, p := range []string{"/sub/a", "/sub/b", "/broken/ok/1", "/broken/ok/3"} {
+		if st.ByPath[p] != 1 {
+			t.Errorf("%s requested %d times, want 1", p, st.ByPath[p])
+		}
+	}
+	for _, p := range []string{"/xxe-target", "/xxe-target.dtd", "/broken/never"} {
+		if st.ByPath[p] != 0 {
+			t.Errorf("%s requested %d times, want 0", p, st.ByPath[p])
+		}
+	}
+	if st.Disallowed != 0 {
+		t.Errorf("%d requests robots.txt disallows, want 0", st.Disallowed)
+	}
+	var text bytes.Buffer
+	_ = rep.WriteText(&text)
+	if !strings.Contains(text.String(), "sitemap error: "+srv.URL+"/sitemap-huge.xml: sitemap too large") {
+		t.Errorf("summary:\n%s\nwant the huge sitemap's error with its URL", text.String())
+	}
+}
+
+// A seed named like a sitemap is read as one, and its pages fetched (with
+// those of the index robots.txt names); a sitemap robots.txt disallows is not requested, and is reported; every
+// sitemap request keeps the host's pace, as any request does.
+func TestSitemapsSeedRobotsAndPace(t *testing.T) {
+	var cfg crawl.Config
+	clk := onFakeClock(t, &cfg)
+	sm := &crawltest.SitemapConfig{Pages: 6}
+	o, srv := serve(t, crawltest.Config{Sitemap: sm, Clock: clk, Robots: "User-agent: *\nDisallow: /sitemap-pages.txt\n"})
+	cfg = fastConfig(t, srv.URL+"/sitemap-pages.xml")
+	cfg.Sitemaps = true
+	cfg.Pace.Floor, cfg.Pace.Start = 250*time.Millisecond, 250*time.Millisecond
+	cfg.Clock = clk
+	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := o.Stats()
+	for p, from := range sm.HiddenPages() {
+		want := 1 // from the seed, or from the index robots.txt names
+		if from == "/sitemap-pages.txt" {
+			want = 0 // only the disallowed sitemap lists it
+		}
+		if st.ByPath[p] != want {
+			t.Errorf("%s (listed by %s) requested %d times, want %d", p, from, st.ByPath[p], want)
+		}
+	}
+	if st.ByPath["/sitemap-pages.xml"] != 1 || st.ByPath["/sitemap-pages.txt"] != 0 || st.Disallowed != 0 {
+		t.Errorf("requests: seed sitemap %d, disallowed sitemap %d, disallowed in all %d; want 1, 0, 0",
+			st.ByPath["/sitemap-pages.xml"], st.ByPath["/sitemap-pages.txt"], st.Disallowed)
+	}
+	if s := sitemapStats(rep, "/sitemap-pages.xml"); s == nil || s.From != "seed" || s.Kind != "urlset" {
+		t.Errorf("seed sitemap = %+v, want read from the seed as a urlset", s)
+	}
+	if s := sitemapStats(rep, "/sitemap-pages.txt"); s == nil || !strings.Contains(s.Error, "robots.txt") {
+		t.Errorf("disallowed sitemap = %+v, want an error naming robots.txt", s)
+	}
+	var last time.Time
+	for i, at := range st.Times {
+		if !last.IsZero() && at.Sub(last) < cfg.Pace.Floor {
+			t.Errorf("request %d came %s after the one before, under the floor %s", i, at.Sub(last), cfg.Pace.Floor)
+		}
+		last = at
+	}
+}

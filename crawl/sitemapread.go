@@ -1,0 +1,220 @@
+package crawl
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/sitemap"
+)
+
+// SitemapReport is what --sitemaps did in a run, in report.json.
+type SitemapReport struct {
+	Read        int             `json:"read"`         // sitemaps fetched and read (2xx)
+	NotModified int             `json:"not_modified"` // re-read conditionally: 304
+	URLs        int             `json:"urls"`         // URLs found and queued (new or known)
+	Refused     int             `json:"refused"`      // URLs and sitemaps the protocol or --scope does not allow
+	Unchanged   int             `json:"unchanged"`    // pages not requested: lastmod not after their last fetch
+	Errors      int             `json:"errors"`       // sitemaps cut, malformed, refused or not fetched
+	Sitemaps    []*SitemapStats `json:"sitemaps"`
+}
+
+// SitemapStats is one sitemap's share of a run.
+type SitemapStats struct {
+	URL       string   `json:"url"`
+	From      string   `json:"from,omitempty"`   // "robots.txt", "seed", or the index that lists it
+	Status    int      `json:"status,omitempty"` // 0 when not fetched this run (or no answer)
+	Kind      string   `json:"kind,omitempty"`   // urlset, index, text
+	Gzip      bool     `json:"gzip,omitempty"`
+	Bytes     int64    `json:"bytes,omitempty"`    // uncompressed bytes read
+	URLs      int      `json:"urls"`               // URLs (or an index's sitemaps) queued
+	Refused   int      `json:"refused"`            // listed but not allowed
+	Bad       int      `json:"bad,omitempty"`      // entries left out as malformed
+	Unchanged int      `json:"unchanged"`          // pages it lists not requested by lastmod
+	Error     string   `json:"error,omitempty"`    // why it was cut or not read
+	Problems  []string `json:"problems,omitempty"` // the first problems, with their line
+}
+
+// maxSitemapProblems is how many problems a sitemap's report keeps.
+const maxSitemapProblems = 5
+
+// sitemapFetched takes a sitemap's answer into the run: its statistics
+// and, when it was read, the entries it lists. It runs after apply.
+func (c *crawler) sitemapFetched(e frontier.Entry, r result, d decision, now time.Time) {
+	m := c.maps
+	from := "robots.txt"
+	if e.Kind == frontier.SitemapChild {
+		from = e.Parent
+	} else if e.Depth == 0 && e.Parent == "" {
+		from = "seed"
+	}
+	st := m.stats(e.URL, from)
+	if st.From == "" {
+		st.From = from
+	}
+	st.Status = answered(r.resp)
+	switch {
+	case d.outcome == outNotModified:
+		return
+	case d.outcome == outDone && r.sitemap != nil:
+		c.readSitemap(st, e, r.sitemap, now)
+	case d.outcome == outDone:
+		st.Error = "no body"
+	case d.reason != "":
+		st.Error = "not read: " + d.reason
+	case r.resp.Reason != "":
+		st.Error = "not read: " + r.resp.Reason
+	default:
+		st.Error = fmt.Sprintf("not read: http-%d", r.resp.Status)
+	}
+}
+
+// readSitemap queues what a sitemap lists: an index's sitemaps (one
+// level), a urlset's or text sitemap's pages, each as the protocol and
+// --scope allow.
+func (c *crawler) readSitemap(st *SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
+	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
+	if err := res.Err(); err != nil {
+		st.Error = err.Error()
+	}
+	for i, p := range res.Problems {
+		if i == maxSitemapProblems {
+			break
+		}
+		st.Problems = append(st.Problems, p.String())
+	}
+	from, _ := normalizeURL(e.URL)
+	listed := sitemap.Listed{Sitemap: e.URL}
+	if e.Kind == frontier.SitemapChild {
+		listed.Index = e.Parent
+	}
+	switch res.Kind {
+	case sitemap.Index:
+		if e.Kind == frontier.SitemapChild {
+			st.Error = "an index listed by an index: not read (the protocol allows one level)"
+			st.Refused += len(res.Sitemaps)
+			return
+		}
+		for _, s := range res.Sitemaps {
+			u, ok := c.sitemapAllows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
+			if ok {
+				c.maps.stats(u.String(), e.URL)
+				c.ledger.add(frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+					Kind: frontier.SitemapChild, Priority: sitemapPriority, Depth: e.Depth, Parent: e.URL, NextAt: now})
+			}
+		}
+	case sitemap.URLSet, sitemap.Text:
+		for _, p := range res.URLs {
+			u, ok := c.sitemapAllows(st, from, p.Loc, func(u string, rs []string) error { return sitemap.CheckURL(u, listed, rs) })
+			if ok {
+				c.queueListed(e, u, p, now)
+			}
+		}
+	}
+}
+
+// sitemapAllows normalises a listed URL and applies check (the protocol's
+// rule, with the Sitemap lines of the URL's host's robots.txt when this
+// run knows them) and --scope; it counts the URL as queued or refused.
+func (c *crawler) sitemapAllows(st *SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
+	u, err := normalizeURL(loc)
+	if err == nil {
+		var rs []string
+		if h := c.hosts.byKey[hostKey(u)]; h != nil && h.rb != nil {
+			rs = h.rb.Sitemaps()
+		}
+		err = check(u.String(), rs)
+		if err == nil && from != nil && !inScope(c.cfg.Scope, from, u) {
+			err = fmt.Errorf("outside --scope %s", c.cfg.Scope)
+		}
+	}
+	if err != nil {
+		st.Refused++
+		if len(st.Problems) < maxSitemapProblems {
+			st.Problems = append(st.Problems, fmt.Sprintf("refused %s: %v", clip(redactUserinfo(loc), 200), err))
+		}
+		return nil, false
+	}
+	st.URLs++
+	return u, true
+}
+
+// queueListed queues a page a sitemap lists, with its priority and
+// lastmod; a known page takes the lastmod (in the frontier, and in the
+// host's buffer if it was taken already).
+func (c *crawler) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
+	ne := frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+		Priority: p.SeedPriority(), Depth: e.Depth, Parent: e.URL, NextAt: now, LastMod: p.LastModUntil}
+	c.maps.listedBy[ne.URL] = e.URL
+	c.ledger.add(ne)
+	if h := c.hosts.byKey[ne.Host]; h != nil && !ne.LastMod.IsZero() {
+		for i := range h.buf {
+			if h.buf[i].URL == ne.URL {
+				h.buf[i].LastMod = ne.LastMod
+			}
+		}
+	}
+}
+
+// report sums the run's sitemaps; nil when none was met.
+func (m *sitemapRun) report() *SitemapReport {
+	if m == nil || len(m.order) == 0 {
+		return nil
+	}
+	r := &SitemapReport{Sitemaps: m.order}
+	for _, s := range m.order {
+		switch {
+		case s.Status == 304:
+			r.NotModified++
+		case s.Status/100 == 2:
+			r.Read++
+		}
+		if s.Error != "" {
+			r.Errors++
+		}
+		if s.Kind != sitemap.Index.String() {
+			r.URLs += s.URLs
+		}
+		r.Refused += s.Refused
+		r.Unchanged += s.Unchanged
+	}
+	return r
+}
+
+// sitemapExcluded notes a sitemap that robots.txt does not let polite read.
+func (c *crawler) sitemapExcluded(e frontier.Entry) {
+	if c.maps != nil && e.Kind != frontier.Page {
+		c.maps.stats(e.URL, "").Error = "not read: excluded by robots.txt"
+	}
+}
+
+// writeText adds the sitemaps' lines to the text summary: the totals,
+// the sitemaps whose pages were skipped by lastmod, and the errors.
+func (r *SitemapReport) writeText(b *strings.Builder) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(b, "  sitemaps: %d read, %d not modified, %d %s found, %d skipped by lastmod, %d refused, %d %s\n",
+		r.Read, r.NotModified, r.URLs, plural(r.URLs, "URL", "URLs"), r.Unchanged, r.Refused, r.Errors, plural(r.Errors, "error", "errors"))
+	shown := 0
+	for _, s := range r.Sitemaps {
+		if s.Unchanged > 0 && shown < textLimit {
+			fmt.Fprintf(b, "    %s: %d unchanged\n", s.URL, s.Unchanged)
+			shown++
+		}
+	}
+	shown = 0
+	for _, s := range r.Sitemaps {
+		if s.Error == "" {
+			continue
+		}
+		if shown == textLimit {
+			fmt.Fprintf(b, "    ... and %d more sitemap errors (report.json)\n", r.Errors-textLimit)
+			break
+		}
+		fmt.Fprintf(b, "  sitemap error: %s: %s\n", s.URL, clip(s.Error, 200))
+		shown++
+	}
+}

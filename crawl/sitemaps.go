@@ -1,0 +1,178 @@
+package crawl
+
+import (
+	"compress/gzip"
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/sitemap"
+)
+
+// With --sitemaps a crawl reads the Sitemap lines of each seed host's
+// robots.txt and the seeds that are sitemaps. A sitemap is a frontier
+// entry of its own kind: it passes robots.txt, the host's pacing and the
+// budgets like any URL, and is re-read conditionally. Its body is read as
+// a stream by crawl/sitemap within the protocol's limits; the URLs it
+// lists that the protocol and --scope allow become entries, and a later
+// pass does not request a page whose lastmod is not after its last fetch.
+
+// sitemapPriority puts sitemaps before the pages of their host (seed and
+// sitemap priorities are within -5..5, or a seed file's small integers),
+// so that a pass reads the lastmods before it decides on the pages.
+const sitemapPriority = 1 << 20
+
+// IsSitemapSeed reports whether a seed is read as a sitemap under
+// --sitemaps: the last segment of its path contains "sitemap"
+// (sitemap.xml, sitemap_index.xml.gz, news-sitemap.txt), in any case.
+func IsSitemapSeed(u *url.URL) bool {
+	return strings.Contains(strings.ToLower(path.Base(u.Path)), "sitemap")
+}
+
+// sitemapRun is what a run learns of sitemaps. Only the loop goroutine
+// touches it.
+type sitemapRun struct {
+	seeds     map[origin]bool // the seeds' origins
+	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
+	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
+	byURL     map[string]*SitemapStats
+	order     []*SitemapStats
+	listedBy  map[string]string // page URL -> the sitemap that listed it, this run
+}
+
+// newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
+// which the seed loader fills before the first request.
+func newSitemapRun(seeds map[origin]bool) *sitemapRun {
+	return &sitemapRun{seeds: seeds, robotsFor: map[string]bool{},
+		byURL: map[string]*SitemapStats{}, listedBy: map[string]string{}}
+}
+
+// isSeedHost reports whether key is a seed's host, once the seeds are in.
+func (m *sitemapRun) isSeedHost(key string) bool {
+	if m.seedHosts == nil {
+		m.seedHosts = map[string]bool{}
+		for o := range m.seeds {
+			m.seedHosts[hostKey(&url.URL{Scheme: o.scheme, Host: net.JoinHostPort(o.host, o.port)})] = true
+		}
+	}
+	return m.seedHosts[key]
+}
+
+// stats returns the statistics of sitemap u, made on first use.
+func (m *sitemapRun) stats(u, from string) *SitemapStats {
+	if s := m.byURL[u]; s != nil {
+		return s
+	}
+	s := &SitemapStats{URL: u, From: from}
+	m.byURL[u] = s
+	m.order = append(m.order, s)
+	return s
+}
+
+// seedEntry makes a seed that is a sitemap an entry of that kind.
+func (m *sitemapRun) seedEntry(e *frontier.Entry, u *url.URL) {
+	if IsSitemapSeed(u) {
+		e.Kind, e.Priority = frontier.Sitemap, sitemapPriority
+		m.stats(e.URL, "seed")
+	}
+}
+
+// robotsSitemaps queues the Sitemap lines of a seed host's robots.txt,
+// once a run, within --scope.
+func (c *crawler) robotsSitemaps(h *hostRun) {
+	m := c.maps
+	if m == nil || !m.isSeedHost(h.key) || m.robotsFor[h.key] || h.rb == nil {
+		return
+	}
+	m.robotsFor[h.key] = true
+	from := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
+	now := c.clock.Now()
+	for _, line := range h.rb.Sitemaps() {
+		u, err := normalizeURL(line)
+		if err != nil || !inScope(c.cfg.Scope, from, u) {
+			c.log.Info("robots.txt sitemap not read", "host", h.key, "sitemap", clip(redactUserinfo(line), 200), "scope", c.cfg.Scope)
+			continue
+		}
+		m.stats(u.String(), "robots.txt")
+		c.ledger.add(frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
+	}
+}
+
+// getSitemap fetches a sitemap and reads its body as a stream within the
+// protocol's limits, by the request's deadline; the body is not kept.
+func (f *fetcher) getSitemap(ctx context.Context, u *url.URL, extra http.Header) (response, *sitemap.Result) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	resp, r := f.send(ctx, u, extra)
+	if resp == nil {
+		return r, nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return r, nil
+	}
+	var body = newPeekReader(resp.Body)
+	var rd = interface{ Read([]byte) (int, error) }(body)
+	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		if len(body.peek(1)) > 0 {
+			zr, err := gzip.NewReader(body)
+			if err != nil {
+				r.Err, r.Reason = decodeErr(err), "bad-encoding"
+				return r, nil
+			}
+			defer zr.Close()
+			rd = zr
+		}
+	case "deflate":
+		rd = newDeflateReader(body)
+	}
+	res := sitemap.Read(rd, nil)
+	r.Duration = f.now().Sub(r.start)
+	return r, res
+}
+
+// sitemapValidators are the conditional headers of a sitemap's re-read:
+// its URLs are in the frontier already, so a 304 needs no body.
+func sitemapValidators(e frontier.Entry) http.Header {
+	hdr := http.Header{}
+	if e.ETag != "" {
+		hdr.Set("If-None-Match", e.ETag)
+	}
+	if e.LastModified != "" {
+		hdr.Set("If-Modified-Since", e.LastModified)
+	}
+	return hdr
+}
+
+// unchangedBySitemap reports whether a page need not be requested: a
+// sitemap's lastmod for it is not after its last successful fetch, and
+// its body is on disk. It then records the page as not modified.
+func (c *crawler) unchangedBySitemap(e frontier.Entry) bool {
+	if c.maps == nil || e.Kind != frontier.Page || e.LastMod.IsZero() || e.File == "" {
+		return false
+	}
+	var last time.Time
+	if s := e.LastStatus; s/100 == 2 || s == http.StatusNotModified {
+		last = e.FetchedAt
+	}
+	if !sitemap.Unchanged(sitemap.Entry{Loc: e.URL, LastMod: e.LastMod, LastModUntil: e.LastMod}, last) {
+		return false
+	}
+	if _, err := c.out.root.Stat(e.File); err != nil {
+		return false
+	}
+	by := c.maps.listedBy[e.URL]
+	if by == "" {
+		by = e.Parent
+	}
+	c.maps.stats(by, "").Unchanged++
+	c.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
+	return true
+}
