@@ -16,7 +16,10 @@ var _ pace.StateStore = (*DB)(nil)
 
 // --- learned pace state (shared by every worker) ---
 
-const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until`
+// stateColumns are the columns of a pace.State, as the SQLite store has
+// them (times unix nanoseconds, durations nanoseconds).
+const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until,
+	half_life_ns, signal_at, safe_gap_ns, refused_gap_ns, learned_at, learned_half_life_ns, hold_reason`
 
 // Load returns the stored pace state of host.
 func (db *DB) Load(host string) (pace.State, bool, error) {
@@ -42,7 +45,8 @@ func (db *DB) Save(st pace.State) error {
 }
 
 // SaveAll stores many states in one transaction. A state's HoldUntil also
-// holds the host for every worker (see Hold), with LastSignal as reason.
+// holds the host for every worker (see Hold), with HoldReason as reason
+// (LastSignal for a state that has none).
 // A state older in congestion than the stored one (its last congestion
 // signal came before the stored one's) does not replace it: of several
 // workers, the one that saw the host's latest refusal knows its limit
@@ -59,23 +63,32 @@ func (db *DB) SaveAll(sts []pace.State) error {
 	return db.write("save pace state", func(ctx context.Context, tx pgx.Tx) error {
 		for _, st := range sts {
 			_, err := tx.Exec(ctx, `INSERT INTO host_state (`+stateColumns+`)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 				ON CONFLICT (host) DO UPDATE SET
 					delay_ns = excluded.delay_ns, set_at = excluded.set_at,
 					baseline_ns = excluded.baseline_ns,
 					congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
 					last_signal = excluded.last_signal,
 					floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
-					hold_until = excluded.hold_until
+					hold_until = excluded.hold_until, hold_reason = excluded.hold_reason,
+					half_life_ns = excluded.half_life_ns, signal_at = excluded.signal_at,
+					safe_gap_ns = excluded.safe_gap_ns, refused_gap_ns = excluded.refused_gap_ns,
+					learned_at = excluded.learned_at, learned_half_life_ns = excluded.learned_half_life_ns
 				WHERE excluded.congestion_at >= host_state.congestion_at`,
 				st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
 				int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
-				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil))
+				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil),
+				int64(st.HalfLife), toNanos(st.SignalAt), int64(st.SafeGap), int64(st.RefusedGap),
+				toNanos(st.LearnedAt), int64(st.LearnedHalfLife), string(st.HoldReason))
 			if err != nil {
 				return err
 			}
 			if !st.HoldUntil.IsZero() {
-				if err := hold(ctx, tx, st.Host, st.HoldUntil, st.LastSignal); err != nil {
+				reason := string(st.HoldReason)
+				if reason == "" {
+					reason = st.LastSignal
+				}
+				if err := hold(ctx, tx, st.Host, st.HoldUntil, reason); err != nil {
 					return err
 				}
 			}
@@ -102,20 +115,30 @@ func scanState(s pgx.Row) (pace.State, error) {
 	var (
 		st                                         pace.State
 		delay, setAt, base, cDelay, cAt, flo, hold int64
-		source                                     string
+		halfLife, sigAt, safe, refused, learnedAt  int64
+		learnedHalfLife                            int64
+		source, reason                             string
 	)
-	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold)
+	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold,
+		&halfLife, &sigAt, &safe, &refused, &learnedAt, &learnedHalfLife, &reason)
 	if err != nil {
 		return pace.State{}, err
 	}
 	st.Delay = time.Duration(delay)
 	st.SetAt = fromNanos(setAt)
+	st.HalfLife = time.Duration(halfLife)
 	st.Baseline = time.Duration(base)
 	st.CongestionDelay = time.Duration(cDelay)
 	st.CongestionAt = fromNanos(cAt)
+	st.SignalAt = fromNanos(sigAt)
+	st.SafeGap = time.Duration(safe)
+	st.RefusedGap = time.Duration(refused)
+	st.LearnedAt = fromNanos(learnedAt)
+	st.LearnedHalfLife = time.Duration(learnedHalfLife)
 	st.Floor = time.Duration(flo)
 	st.FloorSource = pace.FloorSource(source)
 	st.HoldUntil = fromNanos(hold)
+	st.HoldReason = pace.HoldReason(reason)
 	return st, nil
 }
 

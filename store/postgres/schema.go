@@ -146,13 +146,33 @@ ALTER TABLE frontier ADD COLUMN warc_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE frontier ADD COLUMN warc_date BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN warc_digest TEXT NOT NULL DEFAULT '';
 `,
+	// 4: two time scales and honest holds, as SQLite's schema 4 keeps
+	// them: what a host showed about its capacity (safe and refused gap,
+	// when) apart from the backoff, with the half-lives the crawl aged
+	// each with; a hold keeps its reason; the last signal its own time.
+	// Old rows take the congestion's time as the signal's.
+	`
+ALTER TABLE host_state ADD COLUMN half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN signal_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN safe_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN refused_gap_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
+UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
+`,
 }
 
 // errForeign says a schema belongs to another application.
 var errForeign = errors.New("not a polite database: it belongs to another application")
 
-// ourTables are the tables every version of the schema has.
-var ourTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "seed_sources", "workers"}
+// ourTables are the tables of the last schema; firstTables those that
+// version 1 already had, which a schema is checked for before it is
+// migrated further.
+var (
+	ourTables   = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "seed_sources", "workers"}
+	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
+)
 
 // migrate brings the schema up to the last migration in one transaction,
 // under an advisory lock, so that workers starting at once on a new
@@ -169,9 +189,8 @@ func (db *DB) migrate(ctx context.Context) error {
 		if v > len(migrations) {
 			return fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
 		}
-		if v > 0 {
-			// A schema that says it is ours is checked before it is changed.
-			if err := requireOurs(ctx, tx, v); err != nil {
+		if v > 0 && v < len(migrations) {
+			if err := requireOurs(ctx, tx, v, firstTables); err != nil {
 				return err
 			}
 		}
@@ -183,7 +202,7 @@ func (db *DB) migrate(ctx context.Context) error {
 				return fmt.Errorf("migrate to version %d: %w", v+1, err)
 			}
 		}
-		return requireOurs(ctx, tx, v)
+		return requireOurs(ctx, tx, v, ourTables)
 	})
 }
 
@@ -220,9 +239,9 @@ func schemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 	return v, nil
 }
 
-// requireOurs fails when a schema with a version table lacks polite's
-// tables.
-func requireOurs(ctx context.Context, tx pgx.Tx, v int) error {
+// requireOurs fails when a schema with a version table lacks one of
+// polite's tables.
+func requireOurs(ctx context.Context, tx pgx.Tx, v int, tables []string) error {
 	names, err := tableNames(ctx, tx)
 	if err != nil {
 		return err
@@ -231,7 +250,7 @@ func requireOurs(ctx context.Context, tx pgx.Tx, v int) error {
 	for _, n := range names {
 		have[n] = true
 	}
-	for _, n := range ourTables {
+	for _, n := range tables {
 		if !have[n] {
 			return fmt.Errorf("%w (schema version %d without a %s table)", errForeign, v, n)
 		}

@@ -1,0 +1,122 @@
+package postgres
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/pace"
+)
+
+// fullState has every field of pace.State set, each to a value of its
+// own, so that a column left out or swapped shows.
+func fullState(host string) pace.State {
+	return pace.State{
+		Host: host, Delay: 3 * time.Second, SetAt: t0,
+		HalfLife: 3 * time.Second, Baseline: 80 * time.Millisecond,
+		CongestionDelay: 900 * time.Millisecond, CongestionAt: t0.Add(-time.Hour),
+		LastSignal: "latency", SignalAt: t0.Add(-time.Minute),
+		SafeGap: 1040 * time.Millisecond, RefusedGap: 960 * time.Millisecond,
+		LearnedAt: t0.Add(-2 * time.Minute), LearnedHalfLife: 72 * time.Hour,
+		Floor: 500 * time.Millisecond, FloorSource: pace.FloorSource("robots"),
+		HoldUntil: t0.Add(time.Hour), HoldReason: pace.HoldRetryAfter,
+	}
+}
+
+// Every field of pace.State survives Save, SaveAll, Load and States, and
+// a state's hold reason is the hold every worker sees.
+func TestPaceStateRoundTripsEveryField(t *testing.T) {
+	t.Parallel()
+	want := fullState("a.test")
+	v := reflect.ValueOf(want)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("fullState leaves %s zero: the round trip would not test it", v.Type().Field(i).Name)
+		}
+	}
+	tests := []struct {
+		name string
+		save func(*DB, pace.State) error
+	}{
+		{"Save", (*DB).Save},
+		{"SaveAll", func(db *DB, st pace.State) error { return db.SaveAll([]pace.State{st}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := mustOpen(t, newSchema(t), newClock())
+			if err := tt.save(db, want); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := db.Load(want.Host)
+			if err != nil || !ok || got != want {
+				t.Errorf("Load = %+v, %v, %v; want %+v", got, ok, err, want)
+			}
+			sts, err := db.States()
+			if err != nil || len(sts) != 1 || sts[0] != want {
+				t.Errorf("States = %+v, %v; want [%+v]", sts, err, want)
+			}
+			hs, err := db.Holds()
+			wantHold := HostHold{Host: want.Host, Until: want.HoldUntil, Reason: string(want.HoldReason)}
+			if err != nil || len(hs) != 1 || hs[0] != wantHold {
+				t.Errorf("Holds = %+v, %v; want [%+v]", hs, err, wantHold)
+			}
+			// A later save replaces every field, zero ones too.
+			next := pace.State{Host: want.Host, Delay: time.Second, SetAt: t0.Add(time.Minute),
+				CongestionAt: want.CongestionAt}
+			if err := tt.save(db, next); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := db.Load(want.Host); err != nil || !ok || got != next {
+				t.Errorf("Load after a second save = %+v, %v, %v; want %+v", got, ok, err, next)
+			}
+		})
+	}
+}
+
+// A database at schema version 2 (before the two time scales) migrates:
+// its rows keep what they had, the signal's time is the congestion's
+// where a signal was kept, and the new fields start at zero.
+func TestMigrateFromVersion2(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	setup := `CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (2);` +
+		migrations[0] + migrations[1] + `
+INSERT INTO host_state (host, delay_ns, set_at, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until)
+VALUES ('a.test', 3000000000, 100, 900000000, 50, '429', 500000000, 'robots', 200),
+       ('b.test', 1000000000, 100, 0, 0, '', 0, '', 0)`
+	if _, err := c.Exec(ctx, setup); err != nil {
+		t.Fatalf("build schema version 2: %v", err)
+	}
+	db := mustOpen(t, u, newClock())
+	var v int
+	if err := db.pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != len(migrations) {
+		t.Errorf("schema version = %d, %v; want %d", v, err, len(migrations))
+	}
+	want := []pace.State{
+		{Host: "a.test", Delay: 3 * time.Second, SetAt: fromNanos(100),
+			CongestionDelay: 900 * time.Millisecond, CongestionAt: fromNanos(50), LastSignal: "429", SignalAt: fromNanos(50),
+			Floor: 500 * time.Millisecond, FloorSource: pace.FloorSource("robots"), HoldUntil: fromNanos(200)},
+		{Host: "b.test", Delay: time.Second, SetAt: fromNanos(100)},
+	}
+	got, err := db.States()
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("States after migration = %+v, %v;\nwant %+v", got, err, want)
+	}
+	// The migrated schema takes every field.
+	full := fullState("c.test")
+	if err := db.Save(full); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.Load(full.Host); err != nil || !ok || got != full {
+		t.Errorf("Load after migration = %+v, %v, %v; want %+v", got, ok, err, full)
+	}
+}
