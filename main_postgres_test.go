@@ -181,8 +181,11 @@ func checkShared(t *testing.T, s crawltest.Stats, pages, held int, floor time.Du
 	if twice > min(held, 1) {
 		t.Errorf("pages fetched twice: %d, want at most the one the killed worker had in flight (it held %d)", twice, held)
 	}
-	if throttled > 2 {
-		t.Errorf("429s: %d of %d requests, want at most 2", throttled, len(at))
+	// Few 429s: each worker's controller meets the host's limit once
+	// while it learns it (one refusal per worker at most); N workers
+	// hammering the host would earn one every few requests.
+	if throttled > 3 {
+		t.Errorf("429s: %d of %d requests, want at most 3 (one per worker)", throttled, len(at))
 	}
 	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
 	most := int(time.Second/floor) + 1
