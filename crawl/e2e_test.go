@@ -44,9 +44,16 @@ func fastConfig(t *testing.T, seeds ...string) crawl.Config {
 func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
 	t.Helper()
 	clk := fakeclock.New(time.Now())
+	onClock(t, cfg, clk)
+	return clk
+}
+
+// onClock is onFakeClock with a clock made beforehand, for a test whose
+// origins keep time on the same clock (crawltest.Config.Clock).
+func onClock(t *testing.T, cfg *crawl.Config, clk *fakeclock.Clock) {
+	t.Helper()
 	cfg.Clock = clk
 	t.Cleanup(clk.Auto(5 * time.Millisecond))
-	return clk
 }
 
 func mustNormalize(t *testing.T, s string) string {

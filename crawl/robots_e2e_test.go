@@ -15,6 +15,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/store"
 )
@@ -29,6 +30,7 @@ type scripted struct {
 	*crawltest.Origin
 	srv    *httptest.Server
 	answer func(n int, w http.ResponseWriter, r *http.Request) // n: 1 for the first robots.txt request
+	now    func() time.Time                                    // the origin's clock: cfg.Clock, or the wall clock
 
 	mu     sync.Mutex
 	hits   int
@@ -38,7 +40,10 @@ type scripted struct {
 
 func serveScripted(t *testing.T, cfg crawltest.Config, answer func(n int, w http.ResponseWriter, r *http.Request)) *scripted {
 	t.Helper()
-	s := &scripted{Origin: crawltest.New(cfg), answer: answer}
+	s := &scripted{Origin: crawltest.New(cfg), answer: answer, now: time.Now}
+	if cfg.Clock != nil {
+		s.now = cfg.Clock.Now
+	}
 	s.srv = httptest.NewServer(s)
 	t.Cleanup(s.srv.Close)
 	return s
@@ -53,7 +58,7 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.hits++
 	n := s.hits
 	s.agents = append(s.agents, r.Header.Get("User-Agent"))
-	s.times = append(s.times, time.Now())
+	s.times = append(s.times, s.now())
 	s.mu.Unlock()
 	s.answer(n, w, r)
 }
@@ -287,7 +292,8 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 }
 
 func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
-	s := serveScripted(t, crawltest.Config{Robots: privateRules}, func(n int, w http.ResponseWriter, r *http.Request) {
+	clk := fakeclock.New(time.Now())
+	s := serveScripted(t, crawltest.Config{Robots: privateRules, Clock: clk}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
 			status(http.StatusServiceUnavailable)(n, w, r)
 			return
@@ -296,6 +302,7 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 	})
 	cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 	cfg.RobotsRetry = 20 * time.Millisecond
+	onClock(t, &cfg, clk) // the gaps asserted are the fake clock's
 	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "parsed (200)"})
 	if got := s.robotsHits(); got != 3 {

@@ -17,11 +17,11 @@ import (
 
 func TestInterruptSavesStateAndReports(t *testing.T) {
 	tests := []struct {
-		name      string
-		slow      string        // the path in flight when the signal comes
-		grace     time.Duration // how long it may finish
-		intr      crawl.Interrupted
-		finishes  bool // the in-flight request completes within the grace
+		name     string
+		slow     string        // the path in flight when the signal comes
+		grace    time.Duration // how long it may finish
+		intr     crawl.Interrupted
+		finishes bool // the in-flight request completes within the grace
 	}{
 		{"SIGTERM, in-flight request finishes", "/slow/150", 2 * time.Second, crawl.Interrupted{Signal: "SIGTERM", Code: 143}, true},
 		{"SIGINT, grace cuts the request", "/slow/5000", 100 * time.Millisecond, crawl.Interrupted{Signal: "SIGINT", Code: 130}, false},
