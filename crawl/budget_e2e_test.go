@@ -11,6 +11,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -166,13 +167,17 @@ func TestBudgetsBind(t *testing.T) {
 }
 
 func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
-	slow := watch(t, crawltest.New(crawltest.Config{}), nil)
-	fast := watch(t, crawltest.New(crawltest.Config{}), nil)
+	// Pacing, --max-duration and the arrival times asserted are all on
+	// one fake clock.
+	clk := fakeclock.New(time.Now())
+	slow := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
+	fast := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
 	var seeds []string
 	for i := 0; i < 20; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/s/%d", slow.URL, i), fmt.Sprintf("%s/f/%d", fast.URL, i))
 	}
 	cfg := fastConfig(t, seeds...)
+	onClock(t, &cfg, clk)
 	const slowDelay = 150 * time.Millisecond
 	cfg.FloorHosts = map[string]time.Duration{slow.key(): slowDelay}
 	cfg.MaxDuration = 700 * time.Millisecond

@@ -16,6 +16,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -59,10 +60,21 @@ type watched struct {
 
 func watch(t *testing.T, h http.Handler, global *gauge) *watched {
 	t.Helper()
+	return watchOn(t, nil, h, global)
+}
+
+// watchOn is watch with the arrival times read from clk (a run's fake
+// clock); nil means the wall clock.
+func watchOn(t *testing.T, clk *fakeclock.Clock, h http.Handler, global *gauge) *watched {
+	t.Helper()
+	now := time.Now
+	if clk != nil {
+		now = clk.Now
+	}
 	w := &watched{global: global}
 	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
-		w.hits = append(w.hits, hit{r.URL.RequestURI(), time.Now(),
+		w.hits = append(w.hits, hit{r.URL.RequestURI(), now(),
 			r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
 		w.mu.Unlock()
 		w.local.add(1)
@@ -245,12 +257,13 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	cfg.Pace.Ceiling = 40 * time.Millisecond
 	db := mustOpen(t)
 
-	start := time.Now()
+	clk := onFakeClock(t, &cfg) // the run's length is the clock's time
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if el := time.Since(start); el > 3*time.Second {
+	if el := clk.Since(start); el > 3*time.Second {
 		t.Errorf("run took %s; a failing host should not hold it", el)
 	}
 	failed := len(failing.log())
