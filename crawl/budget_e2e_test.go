@@ -16,6 +16,7 @@ import (
 )
 
 func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
+	t.Parallel()
 	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 	var seeds []string
 	for i := 0; i < 30; i++ {
@@ -87,6 +88,7 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 }
 
 func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/slow/4000", srv.URL+"/fast")
 	cfg.MaxDuration = 200 * time.Millisecond
@@ -113,6 +115,7 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 }
 
 func TestBudgetsBind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		set    func(*crawl.Config)
@@ -167,6 +170,7 @@ func TestBudgetsBind(t *testing.T) {
 }
 
 func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
+	t.Parallel()
 	// Pacing, --max-duration and the arrival times asserted are all on
 	// one fake clock.
 	clk := fakeclock.New(time.Now())
@@ -216,6 +220,7 @@ func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
 }
 
 func TestInFlightCaps(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		concurrency, perHost int
@@ -228,6 +233,7 @@ func TestInFlightCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own servers and gauges
 			all := &gauge{}
 			var (
 				srvs  []*watched
@@ -264,6 +270,7 @@ func TestInFlightCaps(t *testing.T) {
 }
 
 func TestHighestPriorityFirstWithinAHost(t *testing.T) {
+	t.Parallel()
 	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 	cfg := fastConfig(t)
 	for i, p := range []int{0, 5, -1, 9, 5, 0} {
@@ -284,6 +291,7 @@ func TestHighestPriorityFirstWithinAHost(t *testing.T) {
 }
 
 func TestLinksFollowedToDepthWithinScope(t *testing.T) {
+	t.Parallel()
 	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
 	}), nil)
@@ -336,6 +344,7 @@ func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 }
 
 func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
+	t.Parallel()
 	healthy, healthySrv := serve(t, crawltest.Config{})
 	_, awaySrv := serve(t, crawltest.Config{Robots: "User-agent: *\nCrawl-delay: 600\n"})
 	cfg := fastConfig(t, healthySrv.URL+"/a", healthySrv.URL+"/b", awaySrv.URL+"/x", awaySrv.URL+"/y")
@@ -372,6 +381,7 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 
 // A link may not leave --scope by redirecting; a seed's redirect may.
 func TestRedirectOfALinkStaysInScope(t *testing.T) {
+	t.Parallel()
 	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
 	}), nil)

@@ -111,6 +111,7 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 }
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
+	t.Parallel()
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
 	var cfg crawl.Config
 	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
@@ -208,6 +209,7 @@ func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
 // A 200 whose body asks to slow down (--slow-down-pattern) raises the
 // host's delay one step and is kept as a success, not retried.
 func TestSlowDownPatternIsAMildCongestionSignal(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, pattern string) (*crawl.Report, crawltest.Stats) {
 		o, srv := serve(t, crawltest.Config{})
 		cfg := fastConfig(t, srv.URL+"/softblock", srv.URL+"/a", srv.URL+"/b")

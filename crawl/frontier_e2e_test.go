@@ -175,6 +175,7 @@ func mustGet(t *testing.T, db *store.DB, job, rawURL string) store.Entry {
 }
 
 func TestRetriesAndDeadReasons(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		path         string
@@ -245,6 +246,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 }
 
 func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
+	t.Parallel()
 	healthy := watch(t, flaky(), nil)
 	failing := watch(t, flaky(), nil)
 	var seeds []string
@@ -298,6 +300,7 @@ func contains(ss []string, s string) bool {
 }
 
 func TestRedirectsThroughTheFrontier(t *testing.T) {
+	t.Parallel()
 	origin := crawltest.New(crawltest.Config{Robots: "User-agent: *\nDisallow: /private\n"})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
@@ -362,6 +365,7 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 }
 
 func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
+	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/redirect/2?to=/there")
 	db := mustOpen(t)
@@ -376,6 +380,7 @@ func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
 }
 
 func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	var seeds []string
 	for i := 0; i < 8; i++ {
@@ -433,6 +438,7 @@ func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
 }
 
 func TestRefreshSkipsRecentFetches(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/b")
 	db := mustOpen(t)
@@ -466,6 +472,7 @@ func TestRefreshSkipsRecentFetches(t *testing.T) {
 }
 
 func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/1", srv.URL+"/2", srv.URL+"/3", srv.URL+"/4")
 	db := mustOpen(t)

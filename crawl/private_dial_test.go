@@ -15,6 +15,7 @@ import (
 )
 
 func TestIsPrivateAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		addr string
 		want bool
@@ -59,6 +60,7 @@ func TestIsPrivateAddr(t *testing.T) {
 }
 
 func TestDenyPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		address string
 		refused bool
@@ -108,6 +110,7 @@ func mustURLOf(t testing.TB, raw string) *url.URL {
 // not a seed's host) resolves to loopback; a grant, a seed's host or
 // --allow-private lets it through.
 func TestFetchRefusesPrivateAtDial(t *testing.T) {
+	t.Parallel()
 	srv, hits := counted(t, "hello")
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	tests := []struct {
@@ -161,6 +164,7 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 // TestPrivateGrantCoversItsFirstHostOnly: the grant given to a robots.txt
 // fetch of a seed host does not follow a redirect to another host.
 func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
+	t.Parallel()
 	other, otherHits := counted(t, "User-agent: *\nDisallow:\n")
 	seed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/robots.txt", http.StatusMovedPermanently)
@@ -189,6 +193,7 @@ func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
 // addresses are judged instead, so a name that resolves to a private
 // address is refused before the proxy hears of it.
 func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
+	t.Parallel()
 	var proxied atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proxied.Add(1)

@@ -127,6 +127,7 @@ func checkRun(t *testing.T, rep *crawl.Report, err error, host string, want outc
 }
 
 func TestRobotsStatusClassesEndToEnd(t *testing.T) {
+	t.Parallel()
 	wait := outcome{waiting: 2}
 	for _, tc := range []struct {
 		name   string
@@ -181,6 +182,7 @@ func TestRobotsStatusClassesEndToEnd(t *testing.T) {
 func withRobots(o outcome, robots string) outcome { o.robots = robots; return o }
 
 func TestRobotsRedirectsEndToEnd(t *testing.T) {
+	t.Parallel()
 	other, otherSrv := serve(t, crawltest.Config{Robots: privateRules})
 	chain := func(n int) func(int, http.ResponseWriter, *http.Request) {
 		// /robots.txt -> /r/1 -> ... -> /r/n, which serves the rules.
@@ -239,6 +241,7 @@ func TestRobotsRedirectsEndToEnd(t *testing.T) {
 }
 
 func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
+	t.Parallel()
 	var body bytes.Buffer
 	body.WriteString(privateRules)
 	line := "# " + strings.Repeat("padding ", 12) + "\n"
@@ -261,6 +264,7 @@ func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
 }
 
 func TestRobotsTimeoutEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := serveScripted(t, crawltest.Config{}, func(_ int, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -292,6 +296,7 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 }
 
 func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New(time.Now())
 	s := serveScripted(t, crawltest.Config{Robots: privateRules, Clock: clk}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
@@ -330,6 +335,7 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 }
 
 func TestRobotsCacheAcrossRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		ttl          time.Duration
@@ -376,6 +382,7 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 }
 
 func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
+	t.Parallel()
 	s := serveScripted(t, crawltest.Config{Robots: privateRules}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			rules(privateRules)(n, w, r)
@@ -405,6 +412,7 @@ func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
 }
 
 func TestRobotsFor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("fetched, cached, then from the cache", func(t *testing.T) {
 		o, srv := serve(t, crawltest.Config{Robots: privateRules + "Sitemap: /sitemap.xml\n"})

@@ -16,6 +16,7 @@ import (
 )
 
 func TestInterruptSavesStateAndReports(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		slow     string        // the path in flight when the signal comes
