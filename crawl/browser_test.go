@@ -53,6 +53,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // one browser each, with its own profile and screenshot
 			shot := filepath.Join(dir, strings.TrimSuffix(filepath.Base(tt.file), ".html")+".png")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
