@@ -140,6 +140,7 @@ func TestBudgetsBind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own servers and database
 			a := watch(t, crawltest.New(crawltest.Config{}), nil)
 			b := watch(t, crawltest.New(crawltest.Config{}), nil)
 			var seeds []string

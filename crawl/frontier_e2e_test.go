@@ -200,6 +200,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server, clock and database
 			srv := watch(t, flaky(), nil)
 			cfg := fastConfig(t, srv.URL+tt.path)
 			cfg.MaxAttempts = 3

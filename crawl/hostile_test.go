@@ -323,6 +323,7 @@ func runHostile(t *testing.T, tests []hostileCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server, clock and database
 			var (
 				base string
 				seen *hits

@@ -146,6 +146,7 @@ func TestRobotsStatusClassesEndToEnd(t *testing.T) {
 		{"503 is unreachable", crawltest.Config{Robots: privateRules, RobotsStatus: 503}, withRobots(wait, "unreachable (503)"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own origin and database
 			o, srv := serve(t, tc.origin)
 			cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/private/x")
 			cfg.MaxAttempts = 1 // an unreachable robots.txt is not retried this run

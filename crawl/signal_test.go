@@ -29,6 +29,7 @@ func TestInterruptSavesStateAndReports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server and database
 			srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 			seeds := []string{srv.URL + "/first", srv.URL + tt.slow}
 			for i := 0; i < 10; i++ {
