@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,12 +68,55 @@ func mustNormalize(t *testing.T, s string) string {
 
 func mustOpen(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+	path := filepath.Join(t.TempDir(), "polite.db")
+	if err := os.WriteFile(path, migratedDB(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migrated holds a new database file at the current schema, made once:
+// running the migrations is most of the CPU a small crawl test costs
+// under -race, and every mustOpen starts from the same empty database.
+var migrated struct {
+	once  sync.Once
+	bytes []byte
+	err   error
+}
+
+func migratedDB(t *testing.T) []byte {
+	t.Helper()
+	migrated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "polite-crawl-test-")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "polite.db")
+		db, err := store.Open(path)
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		if migrated.err = db.Close(); migrated.err != nil {
+			return
+		}
+		if _, err := os.Stat(path + "-wal"); err == nil {
+			migrated.err = fmt.Errorf("%s-wal left after close: the file alone is not the database", path)
+			return
+		}
+		migrated.bytes, migrated.err = os.ReadFile(path)
+	})
+	if migrated.err != nil {
+		t.Fatalf("a migrated database to copy: %v", migrated.err)
+	}
+	return migrated.bytes
 }
 
 func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
