@@ -11,6 +11,7 @@ import (
 // the journals (later runs win), drops a half line a crash left, keeps the
 // lines of URLs no journal has, and renames each journal the run's own.
 func TestMergeJournals(t *testing.T) {
+	t.Parallel()
 	line := func(url, file string) string { return `{"url":"` + url + `","status":200,"file":"` + file + `"}` }
 	tests := []struct {
 		name     string

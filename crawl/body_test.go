@@ -46,6 +46,7 @@ func lyingServer(tb testing.TB, announced int64, body string) string {
 // and send 12 bytes cost each request what arrived (a read chunk and the
 // connection's buffers), not what was announced, and none is kept.
 func TestLyingContentLengthCostsWhatArrives(t *testing.T) {
+	// Not parallel: it measures the process's allocations, which the parallel tests would share.
 	u := lyingServer(t, 10<<20, "twelve bytes")
 	cfg := DefaultConfig()
 	cfg.AllowPrivate = true

@@ -28,6 +28,7 @@ func chromium() string {
 // page with a console error shows that the console check sees errors.
 // Set POLITE_SCREENSHOT to a file name to keep the report's screenshot.
 func TestReportHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium()
 	if browser == "" {
 		t.Skip("chromium is not installed (apt-get install chromium); report.html is still checked statically by TestWriteHTML")
@@ -52,6 +53,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // one browser each, with its own profile and screenshot
 			shot := filepath.Join(dir, strings.TrimSuffix(filepath.Base(tt.file), ".html")+".png")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -126,6 +128,7 @@ func must(t *testing.T, err error) {
 // trouble in both tables and the timelines: throttled, dead, skipped, the
 // rest.
 func TestReportHTMLOrderInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium()
 	if browser == "" {
 		t.Skip("chromium is not installed (apt-get install chromium); the order is still checked statically by TestWriteHTML")

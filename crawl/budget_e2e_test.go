@@ -11,10 +11,12 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
 func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
+	t.Parallel()
 	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 	var seeds []string
 	for i := 0; i < 30; i++ {
@@ -86,6 +88,7 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 }
 
 func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/slow/4000", srv.URL+"/fast")
 	cfg.MaxDuration = 200 * time.Millisecond
@@ -112,6 +115,7 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 }
 
 func TestBudgetsBind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		set    func(*crawl.Config)
@@ -136,6 +140,7 @@ func TestBudgetsBind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own servers and database
 			a := watch(t, crawltest.New(crawltest.Config{}), nil)
 			b := watch(t, crawltest.New(crawltest.Config{}), nil)
 			var seeds []string
@@ -166,13 +171,18 @@ func TestBudgetsBind(t *testing.T) {
 }
 
 func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
-	slow := watch(t, crawltest.New(crawltest.Config{}), nil)
-	fast := watch(t, crawltest.New(crawltest.Config{}), nil)
+	t.Parallel()
+	// Pacing, --max-duration and the arrival times asserted are all on
+	// one fake clock.
+	clk := fakeclock.New(time.Now())
+	slow := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
+	fast := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
 	var seeds []string
 	for i := 0; i < 20; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/s/%d", slow.URL, i), fmt.Sprintf("%s/f/%d", fast.URL, i))
 	}
 	cfg := fastConfig(t, seeds...)
+	onClock(t, &cfg, clk)
 	const slowDelay = 150 * time.Millisecond
 	cfg.FloorHosts = map[string]time.Duration{slow.key(): slowDelay}
 	cfg.MaxDuration = 700 * time.Millisecond
@@ -211,6 +221,7 @@ func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
 }
 
 func TestInFlightCaps(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		concurrency, perHost int
@@ -223,6 +234,7 @@ func TestInFlightCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own servers and gauges
 			all := &gauge{}
 			var (
 				srvs  []*watched
@@ -259,6 +271,7 @@ func TestInFlightCaps(t *testing.T) {
 }
 
 func TestHighestPriorityFirstWithinAHost(t *testing.T) {
+	t.Parallel()
 	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 	cfg := fastConfig(t)
 	for i, p := range []int{0, 5, -1, 9, 5, 0} {
@@ -279,6 +292,7 @@ func TestHighestPriorityFirstWithinAHost(t *testing.T) {
 }
 
 func TestLinksFollowedToDepthWithinScope(t *testing.T) {
+	t.Parallel()
 	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
 	}), nil)
@@ -331,6 +345,7 @@ func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 }
 
 func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
+	t.Parallel()
 	healthy, healthySrv := serve(t, crawltest.Config{})
 	_, awaySrv := serve(t, crawltest.Config{Robots: "User-agent: *\nCrawl-delay: 600\n"})
 	cfg := fastConfig(t, healthySrv.URL+"/a", healthySrv.URL+"/b", awaySrv.URL+"/x", awaySrv.URL+"/y")
@@ -367,6 +382,7 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 
 // A link may not leave --scope by redirecting; a seed's redirect may.
 func TestRedirectOfALinkStaysInScope(t *testing.T) {
+	t.Parallel()
 	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
 	}), nil)

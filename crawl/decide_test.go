@@ -12,6 +12,7 @@ import (
 // and no clock: one named case per branch of handle and failed as they
 // were before decide took them over.
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	netErr := errors.New("connection reset")
 	ok := situation{maxAttempts: 3, retryAllowed: true}
 	tests := []struct {
@@ -88,6 +89,7 @@ func TestDecide(t *testing.T) {
 // TestHoldLeftover: the state a held host's URLs are left in comes from the
 // hold's kind alone, whatever its reason says.
 func TestHoldLeftover(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		h    hold

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,9 +45,16 @@ func fastConfig(t *testing.T, seeds ...string) crawl.Config {
 func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
 	t.Helper()
 	clk := fakeclock.New(time.Now())
+	onClock(t, cfg, clk)
+	return clk
+}
+
+// onClock is onFakeClock with a clock made beforehand, for a test whose
+// origins keep time on the same clock (crawltest.Config.Clock).
+func onClock(t *testing.T, cfg *crawl.Config, clk *fakeclock.Clock) {
+	t.Helper()
 	cfg.Clock = clk
 	t.Cleanup(clk.Auto(5 * time.Millisecond))
-	return clk
 }
 
 func mustNormalize(t *testing.T, s string) string {
@@ -60,12 +68,55 @@ func mustNormalize(t *testing.T, s string) string {
 
 func mustOpen(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+	path := filepath.Join(t.TempDir(), "polite.db")
+	if err := os.WriteFile(path, migratedDB(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migrated holds a new database file at the current schema, made once:
+// running the migrations is most of the CPU a small crawl test costs
+// under -race, and every mustOpen starts from the same empty database.
+var migrated struct {
+	once  sync.Once
+	bytes []byte
+	err   error
+}
+
+func migratedDB(t *testing.T) []byte {
+	t.Helper()
+	migrated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "polite-crawl-test-")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "polite.db")
+		db, err := store.Open(path)
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		if migrated.err = db.Close(); migrated.err != nil {
+			return
+		}
+		if _, err := os.Stat(path + "-wal"); err == nil {
+			migrated.err = fmt.Errorf("%s-wal left after close: the file alone is not the database", path)
+			return
+		}
+		migrated.bytes, migrated.err = os.ReadFile(path)
+	})
+	if migrated.err != nil {
+		t.Fatalf("a migrated database to copy: %v", migrated.err)
+	}
+	return migrated.bytes
 }
 
 func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
@@ -104,6 +155,7 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 }
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
+	t.Parallel()
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
 	var cfg crawl.Config
 	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
@@ -201,6 +253,7 @@ func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
 // A 200 whose body asks to slow down (--slow-down-pattern) raises the
 // host's delay one step and is kept as a success, not retried.
 func TestSlowDownPatternIsAMildCongestionSignal(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, pattern string) (*crawl.Report, crawltest.Stats) {
 		o, srv := serve(t, crawltest.Config{})
 		cfg := fastConfig(t, srv.URL+"/softblock", srv.URL+"/a", srv.URL+"/b")

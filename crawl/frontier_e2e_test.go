@@ -16,6 +16,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -59,10 +60,21 @@ type watched struct {
 
 func watch(t *testing.T, h http.Handler, global *gauge) *watched {
 	t.Helper()
+	return watchOn(t, nil, h, global)
+}
+
+// watchOn is watch with the arrival times read from clk (a run's fake
+// clock); nil means the wall clock.
+func watchOn(t *testing.T, clk *fakeclock.Clock, h http.Handler, global *gauge) *watched {
+	t.Helper()
+	now := time.Now
+	if clk != nil {
+		now = clk.Now
+	}
 	w := &watched{global: global}
 	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
-		w.hits = append(w.hits, hit{r.URL.RequestURI(), time.Now(),
+		w.hits = append(w.hits, hit{r.URL.RequestURI(), now(),
 			r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
 		w.mu.Unlock()
 		w.local.add(1)
@@ -163,6 +175,7 @@ func mustGet(t *testing.T, db *store.DB, job, rawURL string) store.Entry {
 }
 
 func TestRetriesAndDeadReasons(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		path         string
@@ -187,6 +200,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server, clock and database
 			srv := watch(t, flaky(), nil)
 			cfg := fastConfig(t, srv.URL+tt.path)
 			cfg.MaxAttempts = 3
@@ -233,6 +247,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 }
 
 func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
+	t.Parallel()
 	healthy := watch(t, flaky(), nil)
 	failing := watch(t, flaky(), nil)
 	var seeds []string
@@ -245,12 +260,13 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	cfg.Pace.Ceiling = 40 * time.Millisecond
 	db := mustOpen(t)
 
-	start := time.Now()
+	clk := onFakeClock(t, &cfg) // the run's length is the clock's time
+	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if el := time.Since(start); el > 3*time.Second {
+	if el := clk.Since(start); el > 3*time.Second {
 		t.Errorf("run took %s; a failing host should not hold it", el)
 	}
 	failed := len(failing.log())
@@ -285,6 +301,7 @@ func contains(ss []string, s string) bool {
 }
 
 func TestRedirectsThroughTheFrontier(t *testing.T) {
+	t.Parallel()
 	origin := crawltest.New(crawltest.Config{Robots: "User-agent: *\nDisallow: /private\n"})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
@@ -349,6 +366,7 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 }
 
 func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
+	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/redirect/2?to=/there")
 	db := mustOpen(t)
@@ -363,6 +381,7 @@ func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
 }
 
 func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	var seeds []string
 	for i := 0; i < 8; i++ {
@@ -420,6 +439,7 @@ func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
 }
 
 func TestRefreshSkipsRecentFetches(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/b")
 	db := mustOpen(t)
@@ -453,6 +473,7 @@ func TestRefreshSkipsRecentFetches(t *testing.T) {
 }
 
 func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/1", srv.URL+"/2", srv.URL+"/3", srv.URL+"/4")
 	db := mustOpen(t)

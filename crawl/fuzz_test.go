@@ -177,6 +177,7 @@ func FuzzParseRateLimit(f *testing.F) {
 // TestNormalizeFuzzFindings keeps what fuzzing found: hosts that encode
 // but do not decode, or come out empty, and URLs too long to keep.
 func TestNormalizeFuzzFindings(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"host of dots", "HTTP://.", "no host"},
 		{"host of several dots", "http://../", "no host"},

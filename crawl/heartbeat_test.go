@@ -71,6 +71,7 @@ func (c *stepClock) advance(t *testing.T, d time.Duration) {
 // crawl's clock refreshes the lock and the run; when another crawl took
 // the lock over, the run is stopped with ErrLockLost.
 func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	clock := &stepClock{now: t0}
 	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))

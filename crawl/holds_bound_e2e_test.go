@@ -17,6 +17,7 @@ import (
 // leaves the host alone and logs the cut, the entries keep now+max-hold,
 // a run after the bound fetches them.
 func TestStoredWaitBoundedByMaxHold(t *testing.T) {
+	t.Parallel()
 	s, srv := serveAnswering(t, func(string, int) (int, string) { return 200, "" })
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/p2")
 	cfg.Pace.MaxHold = 2 * time.Hour

@@ -67,6 +67,7 @@ func serveAnswering(t *testing.T, answer func(path string, n int) (int, string))
 // A Retry-After longer than --max-retry-after defers the host, and the
 // next run, started at once, still leaves it alone: the hold is kept.
 func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
+	t.Parallel()
 	s, srv := serveAnswering(t, func(path string, _ int) (int, string) {
 		if path == "/ra" {
 			return 429, "3600"
@@ -108,6 +109,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 // reason to give the host up: the run stops at its deadline with the rest
 // queued, and the next run resumes it without refetching what was done.
 func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
+	t.Parallel()
 	var throttle atomic.Bool
 	throttle.Store(true)
 	var served atomic.Int32
@@ -168,6 +170,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 // A spent request budget ends the run at once, not when the host's pace
 // (here a 20 s Retry-After) would next allow a request.
 func TestSpentBudgetStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	_, srv := serveAnswering(t, func(path string, _ int) (int, string) {
 		if path == "/ra" {
 			return 429, "20"

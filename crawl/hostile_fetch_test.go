@@ -87,6 +87,7 @@ func Bomb(encoding string, n int) []byte {
 }
 
 func TestBombInflatesToItsSize(t *testing.T) {
+	t.Parallel()
 	for _, enc := range []string{"gzip", "deflate", "raw"} {
 		t.Run(enc, func(t *testing.T) {
 			b := Bomb(enc, 4<<20)
@@ -115,6 +116,7 @@ func TestBombInflatesToItsSize(t *testing.T) {
 }
 
 func TestReadBody(t *testing.T) {
+	t.Parallel()
 	text := []byte(strings.Repeat("polite body ", 100))
 	zeros := make([]byte, 1000)
 	gz := gzipped(t, text)
@@ -192,6 +194,7 @@ func classifyOrNil(err error) string {
 // TestGzipBombMemoryBounded: a 1 GiB gzip bomb from a loopback origin is
 // refused after about --max-body bytes of decoding, not inflated whole.
 func TestGzipBombMemoryBounded(t *testing.T) {
+	// Not parallel: it measures the process's allocations, which the parallel tests would share.
 	bomb := Bomb("gzip", 1<<30)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
@@ -221,6 +224,7 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 // TestIDNHostGoesOutInPunycode: an internationalised host name is
 // requested in its ASCII form, in the dialled address and the Host header.
 func TestIDNHostGoesOutInPunycode(t *testing.T) {
+	t.Parallel()
 	var gotHost string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotHost = r.Host
@@ -254,6 +258,7 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error
@@ -283,6 +288,7 @@ func TestClassify(t *testing.T) {
 // addresses have no registrable domain, so --scope domain does not join
 // 10.0.0.1 to 127.0.0.1 (both "0.1" to a public suffix list).
 func TestHostileLinks(t *testing.T) {
+	t.Parallel()
 	base := mustURLOf(t, "http://example.org/dir/page")
 	got := extractLinks([]byte(`<base href="/first/"><base href="http://169.254.169.254/"><a href="x">x</a>`), base, nil)
 	if len(got) != 1 || got[0].String() != "http://example.org/first/x" {

@@ -50,6 +50,7 @@ const mib = 1 << 20
 // body that trickles. It checks what the frontier recorded for each URL
 // and that each run ended on its own, quickly.
 func TestHostileBodies(t *testing.T) {
+	t.Parallel()
 	gzipBomb, deflateBomb, rawDeflateBomb := crawl.Bomb("gzip", 256*mib), crawl.Bomb("deflate", 256*mib), crawl.Bomb("raw", 256*mib)
 	runHostile(t, []hostileCase{
 		{
@@ -120,6 +121,7 @@ func TestHostileBodies(t *testing.T) {
 // Retry-After and RateLimit values that are negative, enormous or garbage
 // (ignored, or deferring the host: never a wait beyond the caps).
 func TestHostileHeadersAndRedirects(t *testing.T) {
+	t.Parallel()
 	runHostile(t, []hostileCase{
 		{
 			name: "headers over the size limit",
@@ -242,6 +244,7 @@ func TestHostileHeadersAndRedirects(t *testing.T) {
 // robots.txt of megabytes (read up to 500 KiB, as RFC 9309 allows), links
 // with invalid UTF-8 and NUL bytes, links with ports out of range.
 func TestHostileContent(t *testing.T) {
+	t.Parallel()
 	robotsTxt := bigRobots()
 	runHostile(t, []hostileCase{
 		{
@@ -320,6 +323,7 @@ func runHostile(t *testing.T, tests []hostileCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server, clock and database
 			var (
 				base string
 				seen *hits

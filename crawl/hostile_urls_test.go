@@ -19,6 +19,7 @@ import (
 // control bytes (a malformed answer: the URL is dead, not retried) and
 // invalid UTF-8 in a Location (followed, percent-encoded).
 func TestHostileHeaderBytes(t *testing.T) {
+	t.Parallel()
 	base := rawServer(t, map[string]string{
 		"/nul-location": "HTTP/1.1 302 Found\r\nLocation: /x\x00y\r\nContent-Length: 0\r\n\r\n",
 		"/control":      "HTTP/1.1 200 OK\r\nX-A: a\x01b\r\nContent-Length: 2\r\n\r\nok",
@@ -58,6 +59,7 @@ func TestHostileHeaderBytes(t *testing.T) {
 
 // TestIPv6LiteralHost crawls an origin on [::1].
 func TestIPv6LiteralHost(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Fatalf("listen on [::1]: %v", err)
@@ -97,6 +99,7 @@ func TestIPv6LiteralHost(t *testing.T) {
 // folder and checks that every body lands inside it, whole, one file per
 // URL, and that nothing beside the folder changes.
 func TestHostileURLsStayInsideOut(t *testing.T) {
+	t.Parallel()
 	paths := []string{
 		"/../../../../etc/passwd",
 		"/%2e%2e/%2e%2e/%2e%2e/tmp/x",

@@ -7,6 +7,7 @@ import (
 
 // Each chart's key lists what that chart draws, and nothing else.
 func TestTimelineLegendShowsOnlyWhatIsDrawn(t *testing.T) {
+	t.Parallel()
 	hosts := map[string]*HostStats{}
 	for _, h := range sampleReport().Hosts {
 		hosts[h.Host] = h
@@ -40,6 +41,7 @@ func TestTimelineLegendShowsOnlyWhatIsDrawn(t *testing.T) {
 
 // A breaker pause and a robots.txt retry wait are drawn with their span.
 func TestTimelineDrawsHolds(t *testing.T) {
+	t.Parallel()
 	hosts := map[string]*HostStats{}
 	for _, h := range sampleReport().Hosts {
 		hosts[h.Host] = h

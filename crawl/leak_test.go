@@ -33,6 +33,7 @@ func openFDs(t *testing.T) int {
 // database, no goroutine of the crawl is left and every file and
 // connection it opened is closed.
 func TestNoLeaksAfterRun(t *testing.T) {
+	// Not parallel: it counts the process's goroutines and open files, which the parallel tests would share.
 	tests := []struct {
 		name  string
 		cfg   crawltest.Config

@@ -7,6 +7,7 @@ import (
 )
 
 func TestExtractLinks(t *testing.T) {
+	t.Parallel()
 	base, _ := url.Parse("http://example.org/dir/page")
 	tests := []struct {
 		name    string
@@ -41,6 +42,7 @@ func TestExtractLinks(t *testing.T) {
 }
 
 func TestInScope(t *testing.T) {
+	t.Parallel()
 	from, _ := url.Parse("http://www.example.co.uk/a")
 	tests := []struct {
 		scope Scope

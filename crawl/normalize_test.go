@@ -7,6 +7,7 @@ import (
 )
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -50,6 +51,7 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestNormalizeRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"no scheme", "example.org/a", "no scheme"},
 		{"mailto", "mailto:a@example.org", "not http or https"},
@@ -73,6 +75,7 @@ func TestNormalizeRejects(t *testing.T) {
 }
 
 func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
+	t.Parallel()
 	hostile := []string{
 		"http://example.org/../../etc/passwd",
 		"http://example.org/%2e%2e/%2e%2e/etc/passwd",
@@ -113,6 +116,7 @@ func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	base, _ := url.Parse("http://example.org/dir/page.html")
 	tests := []struct{ ref, want string }{
 		{"other.html", "http://example.org/dir/other.html"},
@@ -135,6 +139,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestHostKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"Example.ORG", "example.org"},
 		{"example.org:80", "example.org"},

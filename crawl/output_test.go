@@ -9,6 +9,7 @@ import (
 )
 
 func TestBodyPathReservedHostNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ url, wantDir string }{
 		{"http://con/", "_con"},
 		{"http://nul.example/", "_nul.example"},
@@ -68,6 +69,7 @@ func symlink(t *testing.T, target, link string) {
 // the folder changes: a write either lands inside, as a regular file, or
 // fails with an error naming the file.
 func TestOutDirWritesNothingOutside(t *testing.T) {
+	t.Parallel()
 	const rel = "example.org/page-0123456789ab.html"
 	tests := []struct {
 		name    string
@@ -138,6 +140,7 @@ func TestOutDirWritesNothingOutside(t *testing.T) {
 // reports are created afresh, never through a link planted under their
 // names.
 func TestOutDirManifestAndReportsDoNotFollowSymlinks(t *testing.T) {
+	t.Parallel()
 	o, outside := plant(t, func(t *testing.T, out, outside string) {
 		symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, "manifest.jsonl"))
 		symlink(t, filepath.Join(outside, "victim"), filepath.Join(out, "report.json.part"))
@@ -172,6 +175,7 @@ func TestOutDirManifestAndReportsDoNotFollowSymlinks(t *testing.T) {
 }
 
 func TestOpenOutDirErrors(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -185,6 +189,7 @@ func TestOpenOutDirErrors(t *testing.T) {
 // A body keeps the extension of its URL's last segment, or else takes the
 // one of its Content-Type; its folder reads as the host and port.
 func TestBodyPathNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, url, ctype string
 		wantDir, wantExt string

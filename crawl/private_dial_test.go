@@ -15,6 +15,7 @@ import (
 )
 
 func TestIsPrivateAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		addr string
 		want bool
@@ -59,6 +60,7 @@ func TestIsPrivateAddr(t *testing.T) {
 }
 
 func TestDenyPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		address string
 		refused bool
@@ -108,6 +110,7 @@ func mustURLOf(t testing.TB, raw string) *url.URL {
 // not a seed's host) resolves to loopback; a grant, a seed's host or
 // --allow-private lets it through.
 func TestFetchRefusesPrivateAtDial(t *testing.T) {
+	t.Parallel()
 	srv, hits := counted(t, "hello")
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	tests := []struct {
@@ -130,7 +133,10 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.ConnectTimeout = 2 * time.Second
+			// A refusal must come before connect: with no connect timeout
+			// to speak of, one that waited on the network would hang until
+			// the hang guard below, and name no private address.
+			cfg.ConnectTimeout = time.Hour
 			cfg.AllowPrivate = tt.allow
 			f := newFetcher(&cfg, time.Now)
 			defer f.close()
@@ -138,15 +144,13 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 				f.policy.seeds[originOf(mustURLOf(t, tt.seed))] = true
 			}
 			before := hits.Load()
-			start := time.Now()
-			resp := f.get(withPrivateOK(context.Background(), tt.grant), mustURLOf(t, tt.url), nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // hang guard
+			defer cancel()
+			resp := f.get(withPrivateOK(ctx, tt.grant), mustURLOf(t, tt.url), nil)
 			got := hits.Load() - before
 			if tt.refused {
 				if resp.Reason != "private-address" || got != 0 {
 					t.Errorf("reason %q (%v), %d requests reached the server; want private-address and none", resp.Reason, resp.Err, got)
-				}
-				if took := time.Since(start); took > time.Second {
-					t.Errorf("refusal took %s: it must happen before connect, not by timeout", took)
 				}
 				return
 			}
@@ -160,6 +164,7 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 // TestPrivateGrantCoversItsFirstHostOnly: the grant given to a robots.txt
 // fetch of a seed host does not follow a redirect to another host.
 func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
+	t.Parallel()
 	other, otherHits := counted(t, "User-agent: *\nDisallow:\n")
 	seed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/robots.txt", http.StatusMovedPermanently)
@@ -188,6 +193,7 @@ func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
 // addresses are judged instead, so a name that resolves to a private
 // address is refused before the proxy hears of it.
 func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
+	t.Parallel()
 	var proxied atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proxied.Add(1)

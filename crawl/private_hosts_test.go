@@ -14,6 +14,7 @@ import (
 // accepts is normalised to its dotted quad (and so judged as that address);
 // a host that ends in a number but is no address is refused.
 func TestNumericHostsReadAsTheResolverReads(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"http://2130706433:8080/", "http://127.0.0.1:8080/"},
 		{"http://127.1/", "http://127.0.0.1/"},
@@ -48,6 +49,7 @@ func TestNumericHostsReadAsTheResolverReads(t *testing.T) {
 // TestSeedExemptionIsPerOrigin: a seed exempts its scheme, host and
 // effective port only.
 func TestSeedExemptionIsPerOrigin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		seed, url string
 		want      bool
@@ -77,6 +79,7 @@ func TestSeedExemptionIsPerOrigin(t *testing.T) {
 // client without get (as a later path might) with a host in a numeric
 // form never reaches the proxy on loopback.
 func TestProxyHookJudgesEveryRequest(t *testing.T) {
+	t.Parallel()
 	var asked atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked.Add(1)

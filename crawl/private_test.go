@@ -18,6 +18,7 @@ import (
 // as excluded with reason private-address, at once (the refusal happens
 // before connect, so the metadata address cannot time out).
 func TestPrivateAddressesRefused(t *testing.T) {
+	t.Parallel()
 	other, otherSeen := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("private data"))
 	})
@@ -144,6 +145,7 @@ func hostOf(t *testing.T, raw string) string {
 // seed's host only. As when redirects run out, the seed host's robots.txt
 // then counts as unavailable (RFC 9309 2.3.1.2), at once, without retries.
 func TestRobotsRedirectToPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
 	other, otherSeen := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("User-agent: *\nDisallow: /\n"))
 	})

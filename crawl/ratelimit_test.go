@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseRateLimit(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_750_000_000, 0)
 	s := time.Second
 	tests := []struct {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRedactUserinfo(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -34,6 +35,7 @@ func TestRedactUserinfo(t *testing.T) {
 // (the credentials themselves, or any other fault found first), the error
 // and the rejected seed line do not show the password.
 func TestCredentialsNeverInErrors(t *testing.T) {
+	t.Parallel()
 	const secret = "S3cretPass"
 	lines := []string{
 		"http://alice:" + secret + "@example.org/",

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHighestAfterStart(t *testing.T) {
+	t.Parallel()
 	pts := func(ds ...float64) []Point {
 		var ps []Point
 		for i, d := range ds {
@@ -39,6 +40,7 @@ func TestHighestAfterStart(t *testing.T) {
 // TestWriteTextHighestAfterStart is issue 10's case in the summary: a host
 // that backed off from 0.7 s to 2.15 s after a 3 s start.
 func TestWriteTextHighestAfterStart(t *testing.T) {
+	t.Parallel()
 	h := &HostStats{Host: "bucket.example", Requests: 5, S2xx: 4, S429: 1, DelayStartS: 3, FloorS: 0.5, FloorSource: "default",
 		Timeline: []Point{{AtS: 1, DelayS: 0.7, Status: 200}, {AtS: 2, DelayS: 0.7, Status: 200},
 			{AtS: 3, DelayS: 2.15, Status: 429}, {AtS: 5, DelayS: 1.5, Status: 200}}}

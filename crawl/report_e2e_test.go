@@ -19,6 +19,7 @@ import (
 // origin, and checks report.json figure by figure against what the origins
 // themselves counted, then checks report.html.
 func TestReportMatchesOrigins(t *testing.T) {
+	t.Parallel()
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
 	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second})
 	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt})

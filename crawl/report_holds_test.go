@@ -12,6 +12,7 @@ import (
 // A breaker trip reaches the report as a pause on the host's timeline,
 // with the cooldown as its span; calm answers add none.
 func TestBreakerPauseReachesTheReport(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,7 @@ func sampleReport() *Report {
 }
 
 func TestWriteText(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sampleReport().WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -126,6 +127,7 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestBackedOff(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		h    HostStats
@@ -155,6 +157,7 @@ func TestBackedOff(t *testing.T) {
 }
 
 func TestHumanDuration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		secs float64
 		want string
@@ -172,6 +175,7 @@ func TestHumanDuration(t *testing.T) {
 }
 
 func TestHumanSeconds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		secs float64
 		want string
@@ -188,6 +192,7 @@ func TestHumanSeconds(t *testing.T) {
 }
 
 func TestNiceTicks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		hi      float64
@@ -211,6 +216,7 @@ func TestNiceTicks(t *testing.T) {
 }
 
 func TestWriteHTML(t *testing.T) {
+	t.Parallel()
 	r := sampleReport()
 	var b bytes.Buffer
 	if err := r.WriteHTML(&b); err != nil {
@@ -372,6 +378,7 @@ func reportHTMLProblems(page []byte, hosts []string) []string {
 }
 
 func TestReportHTMLProblems(t *testing.T) {
+	t.Parallel()
 	const svg = `<svg class="timeline" aria-label="timeline of a.example"></svg>`
 	page := func(body string) []byte {
 		return []byte("<!doctype html><html><head><title>t</title><style>p{}</style></head><body>" + body + "</body></html>")

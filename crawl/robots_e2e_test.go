@@ -15,6 +15,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/store"
 )
@@ -29,6 +30,7 @@ type scripted struct {
 	*crawltest.Origin
 	srv    *httptest.Server
 	answer func(n int, w http.ResponseWriter, r *http.Request) // n: 1 for the first robots.txt request
+	now    func() time.Time                                    // the origin's clock: cfg.Clock, or the wall clock
 
 	mu     sync.Mutex
 	hits   int
@@ -38,7 +40,10 @@ type scripted struct {
 
 func serveScripted(t *testing.T, cfg crawltest.Config, answer func(n int, w http.ResponseWriter, r *http.Request)) *scripted {
 	t.Helper()
-	s := &scripted{Origin: crawltest.New(cfg), answer: answer}
+	s := &scripted{Origin: crawltest.New(cfg), answer: answer, now: time.Now}
+	if cfg.Clock != nil {
+		s.now = cfg.Clock.Now
+	}
 	s.srv = httptest.NewServer(s)
 	t.Cleanup(s.srv.Close)
 	return s
@@ -53,7 +58,7 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.hits++
 	n := s.hits
 	s.agents = append(s.agents, r.Header.Get("User-Agent"))
-	s.times = append(s.times, time.Now())
+	s.times = append(s.times, s.now())
 	s.mu.Unlock()
 	s.answer(n, w, r)
 }
@@ -122,6 +127,7 @@ func checkRun(t *testing.T, rep *crawl.Report, err error, host string, want outc
 }
 
 func TestRobotsStatusClassesEndToEnd(t *testing.T) {
+	t.Parallel()
 	wait := outcome{waiting: 2}
 	for _, tc := range []struct {
 		name   string
@@ -140,6 +146,7 @@ func TestRobotsStatusClassesEndToEnd(t *testing.T) {
 		{"503 is unreachable", crawltest.Config{Robots: privateRules, RobotsStatus: 503}, withRobots(wait, "unreachable (503)"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own origin and database
 			o, srv := serve(t, tc.origin)
 			cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/private/x")
 			cfg.MaxAttempts = 1 // an unreachable robots.txt is not retried this run
@@ -176,6 +183,7 @@ func TestRobotsStatusClassesEndToEnd(t *testing.T) {
 func withRobots(o outcome, robots string) outcome { o.robots = robots; return o }
 
 func TestRobotsRedirectsEndToEnd(t *testing.T) {
+	t.Parallel()
 	other, otherSrv := serve(t, crawltest.Config{Robots: privateRules})
 	chain := func(n int) func(int, http.ResponseWriter, *http.Request) {
 		// /robots.txt -> /r/1 -> ... -> /r/n, which serves the rules.
@@ -234,6 +242,7 @@ func TestRobotsRedirectsEndToEnd(t *testing.T) {
 }
 
 func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
+	t.Parallel()
 	var body bytes.Buffer
 	body.WriteString(privateRules)
 	line := "# " + strings.Repeat("padding ", 12) + "\n"
@@ -256,6 +265,7 @@ func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
 }
 
 func TestRobotsTimeoutEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := serveScripted(t, crawltest.Config{}, func(_ int, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -287,7 +297,9 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 }
 
 func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
-	s := serveScripted(t, crawltest.Config{Robots: privateRules}, func(n int, w http.ResponseWriter, r *http.Request) {
+	t.Parallel()
+	clk := fakeclock.New(time.Now())
+	s := serveScripted(t, crawltest.Config{Robots: privateRules, Clock: clk}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
 			status(http.StatusServiceUnavailable)(n, w, r)
 			return
@@ -296,6 +308,7 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 	})
 	cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 	cfg.RobotsRetry = 20 * time.Millisecond
+	onClock(t, &cfg, clk) // the gaps asserted are the fake clock's
 	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "parsed (200)"})
 	if got := s.robotsHits(); got != 3 {
@@ -323,6 +336,7 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 }
 
 func TestRobotsCacheAcrossRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		ttl          time.Duration
@@ -369,6 +383,7 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 }
 
 func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
+	t.Parallel()
 	s := serveScripted(t, crawltest.Config{Robots: privateRules}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			rules(privateRules)(n, w, r)
@@ -398,6 +413,7 @@ func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
 }
 
 func TestRobotsFor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("fetched, cached, then from the cache", func(t *testing.T) {
 		o, srv := serve(t, crawltest.Config{Robots: privateRules + "Sitemap: /sitemap.xml\n"})

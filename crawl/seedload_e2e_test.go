@@ -47,6 +47,7 @@ func writeSeeds(t *testing.T, path string, lines ...string) {
 // and still lets the seeds' loopback origin be dialled; a changed file is
 // read again, and only its new URL is new.
 func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	path := filepath.Join(t.TempDir(), "seeds.txt")
 	lines := []string{srv.URL + "/doc/1", srv.URL + "/doc/2", srv.URL + "/doc/3", srv.URL + "/doc/1 9"}
@@ -105,6 +106,7 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 // loading at once; the run is recorded as interrupted, and the file's
 // fingerprint is not stored, so the next run reads it again.
 func TestInterruptWhileLoadingSeeds(t *testing.T) {
+	t.Parallel()
 	o, srv := serve(t, crawltest.Config{})
 	path := filepath.Join(t.TempDir(), "seeds.txt")
 	lines := make([]string, 25_000)
@@ -139,6 +141,7 @@ func TestInterruptWhileLoadingSeeds(t *testing.T) {
 // and kept up to crawl.MaxRejectedKept for the report; a file of bad lines
 // only is refused before a run is recorded.
 func TestSkippedSeedLinesAreCapped(t *testing.T) {
+	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	bad := make([]string, 1500)
 	for i := range bad {

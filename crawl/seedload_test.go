@@ -56,6 +56,7 @@ func (s *enqueueSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 // does; URLs that come back in later batches, with another priority, are
 // kept once at their first line.
 func TestSeedLoadHoldsOneBatch(t *testing.T) {
+	t.Parallel()
 	const distinct = seedBatch + seedBatch/2
 	const lines = 2*seedBatch + seedBatch/2 + 7
 	line := func(i int) string {
@@ -122,6 +123,7 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 // TestOriginsRoundTrip: the origins the database keeps read back as the
 // ones collected, IPv6 literals included.
 func TestOriginsRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, url, want string
 	}{

@@ -8,6 +8,7 @@ import (
 )
 
 func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
+	t.Parallel()
 	file := strings.Join([]string{
 		"# a comment",                         // 1
 		"",                                    // 2
@@ -85,6 +86,7 @@ func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
 }
 
 func TestCheckSeedsRefusesTheFile(t *testing.T) {
+	t.Parallel()
 	_, err := CheckSeeds("s.txt", strings.NewReader("https://a.example/\nnot a url\n"))
 	var se *SeedError
 	if !errors.As(err, &se) {
@@ -98,6 +100,7 @@ func TestCheckSeedsRefusesTheFile(t *testing.T) {
 // TestSeedReaderEdgeFiles: what the reader returns and skips, and what
 // --strict (CheckSeeds) makes of the same file.
 func TestSeedReaderEdgeFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        string
@@ -140,6 +143,7 @@ var errSeedLine = errors.New("a *SeedError")
 // TestSeedReaderKeepsTheFirstRejectedLines: a file of many bad lines
 // costs MaxRejectedKept of them in memory, and all are counted and told.
 func TestSeedReaderKeepsTheFirstRejectedLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		bad  int

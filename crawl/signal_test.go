@@ -16,19 +16,20 @@ import (
 )
 
 func TestInterruptSavesStateAndReports(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
-		name      string
-		slow      string        // the path in flight when the signal comes
-		grace     time.Duration // how long it may finish
-		intr      crawl.Interrupted
-		finishes  bool // the in-flight request completes within the grace
-		maxLength time.Duration
+		name     string
+		slow     string        // the path in flight when the signal comes
+		grace    time.Duration // how long it may finish
+		intr     crawl.Interrupted
+		finishes bool // the in-flight request completes within the grace
 	}{
-		{"SIGTERM, in-flight request finishes", "/slow/150", 2 * time.Second, crawl.Interrupted{Signal: "SIGTERM", Code: 143}, true, 1500 * time.Millisecond},
-		{"SIGINT, grace cuts the request", "/slow/5000", 100 * time.Millisecond, crawl.Interrupted{Signal: "SIGINT", Code: 130}, false, 1500 * time.Millisecond},
+		{"SIGTERM, in-flight request finishes", "/slow/150", 2 * time.Second, crawl.Interrupted{Signal: "SIGTERM", Code: 143}, true},
+		{"SIGINT, grace cuts the request", "/slow/5000", 100 * time.Millisecond, crawl.Interrupted{Signal: "SIGINT", Code: 130}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server and database
 			srv := watch(t, crawltest.New(crawltest.Config{}), nil)
 			seeds := []string{srv.URL + "/first", srv.URL + tt.slow}
 			for i := 0; i < 10; i++ {
@@ -48,11 +49,10 @@ func TestInterruptSavesStateAndReports(t *testing.T) {
 				intr := tt.intr
 				cancel(&intr)
 			}()
-			start := time.Now()
+			// No wall-clock bound: a grace that did not cut the request
+			// shows as the slow URL done, and a run that went on after the
+			// signal as nothing left queued; both are checked below.
 			rep, err := crawl.Run(ctx, db, cfg)
-			if el := time.Since(start); el > tt.maxLength {
-				t.Errorf("Run took %s after the signal, want under %s", el, tt.maxLength)
-			}
 			var intr *crawl.Interrupted
 			if !errors.As(err, &intr) || intr.Code != tt.intr.Code {
 				t.Fatalf("Run error %v, want *Interrupted with code %d", err, tt.intr.Code)
