@@ -99,11 +99,12 @@ func (c *Clock) Pending() int {
 // Auto moves the clock to the next pending timer whenever nobody has used
 // it for quiet (real time) and the run has no request in flight: then
 // whoever waits, waits on time alone. A request in flight for slow (real
-// time, 40 x quiet) lets fake time pass too, so that a slow server meets
+// time, 200 x quiet: long enough that a loaded machine, not the
+// server, is never taken for a slow server) lets fake time pass too, so that a slow server meets
 // a --max-duration or a grace period as it would for real. The returned
 // func stops it; call it before the test ends.
 func (c *Clock) Auto(quiet time.Duration) (stop func()) {
-	slow := 40 * quiet
+	slow := 200 * quiet
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
