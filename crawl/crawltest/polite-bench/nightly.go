@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
@@ -53,16 +52,10 @@ func (b *bench) nightlyOnce(ctx context.Context, cfg crawltest.Config, p policy)
 	}
 	defer done()
 	o := origins[0]
-	firstWin := time.Duration(float64(b.window(sc)) * firstRunShare)
-	first, err := crawlConfig(p, dir, "first", seedURLs(o.srv.URL, "/first/", urlsFor(cfg, firstWin)), 1, firstWin)
+	throttled, err := b.firstRun(ctx, cfg, p, dir, db, o)
 	if err != nil {
 		return r, err
 	}
-	if _, err := crawlOnce(ctx, db, first); err != nil {
-		return r, err
-	}
-	throttled := o.o.Stats().ByStatus[http.StatusTooManyRequests]
-	o.o.Reset()
 	// A night refills the origin's bucket; the clock's offset does not.
 	time.Sleep(scaleDur(2*time.Second, sc))
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store"
 )
 
 // eachPolicy runs fn for every policy at once, each against its own
@@ -103,6 +104,23 @@ func (b *bench) twentyHosts(ctx context.Context) error {
 	return nil
 }
 
+// firstRun crawls o, a token bucket, for the first share of the window
+// with p, then resets the origin's counters; it returns the 429s the run
+// earned. The second-run scenarios start from what it left in db.
+func (b *bench) firstRun(ctx context.Context, cfg crawltest.Config, p policy, dir string, db *store.DB, o *origin) (int, error) {
+	firstWin := time.Duration(float64(b.window(b.opts.scale)) * firstRunShare)
+	first, err := crawlConfig(p, dir, "first", seedURLs(o.srv.URL, "/first/", urlsFor(cfg, firstWin)), 1, firstWin)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := crawlOnce(ctx, db, first); err != nil {
+		return 0, err
+	}
+	throttled := o.o.Stats().ByStatus[http.StatusTooManyRequests]
+	o.o.Reset()
+	return throttled, nil
+}
+
 // secondRun crawls a token bucket long enough to be throttled, then at once
 // starts a second run of new URLs with the same database against the same
 // origin (whose bucket is as the first run left it), and judges the second
@@ -123,17 +141,10 @@ func (b *bench) secondRunOnce(ctx context.Context, cfg crawltest.Config, p polic
 	}
 	defer done()
 	o := origins[0]
-
-	firstWin := time.Duration(float64(b.window(sc)) * firstRunShare)
-	first, err := crawlConfig(p, dir, "first", seedURLs(o.srv.URL, "/first/", urlsFor(cfg, firstWin)), 1, firstWin)
+	throttled, err := b.firstRun(ctx, cfg, p, dir, db, o)
 	if err != nil {
 		return r, err
 	}
-	if _, err := crawlOnce(ctx, db, first); err != nil {
-		return r, err
-	}
-	throttled := o.o.Stats().ByStatus[http.StatusTooManyRequests]
-	o.o.Reset()
 
 	// Long enough for the fixed delay to reach the end of the URLs.
 	bound := max(b.window(sc), scaleDur(fixedDelay*secondURLs*3/2, sc))
