@@ -402,7 +402,8 @@ func bodiesOnDisk(t *testing.T, out string) map[string][]byte {
 		rel, _ := filepath.Rel(out, p)
 		switch {
 		case rel == "manifest.jsonl", rel == "report.json", rel == "report.html",
-			strings.HasPrefix(rel, "runs"+string(filepath.Separator)): // the runs' own reports and manifest lines
+			strings.HasPrefix(rel, "runs"+string(filepath.Separator)), // the runs' own reports and manifest lines
+			strings.HasPrefix(rel, "warc"+string(filepath.Separator)): // --warc's files and indexes
 			return nil
 		}
 		b, err := os.ReadFile(p)
