@@ -282,3 +282,29 @@ func TestCLIPostgresLostServer(t *testing.T) {
 		t.Errorf("%d entries committed done, want some and at most the %d requests made", done, after)
 	}
 }
+
+// forget on a shared database while a crawl worker is live exits 3 and
+// names it (the worker would save its own idea of the host again); once
+// the worker has gone quiet, forget goes ahead.
+func TestCLIPostgresForgetRefusesWhileWorkersLive(t *testing.T) {
+	db, conn := pgSchema(t)
+	if r := run(t, "", "status", "--db", db); r.code != 0 {
+		t.Fatalf("status (creates the schema): exit %d\n%s", r.code, r.stderr)
+	}
+	ctx := context.Background()
+	const nowNS = `(extract(epoch from clock_timestamp()) * 1e9)::bigint`
+	if _, err := conn.Exec(ctx, `INSERT INTO workers (hostname, pid, job, started_at, heartbeat_at)
+		VALUES ('crawler-b', 4242, 'nightly', `+nowNS+`, `+nowNS+`)`); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", "forget", "--db", db, "example.org")
+	if r.code != 3 || !strings.Contains(r.stderr, "pid 4242 on crawler-b, job nightly") {
+		t.Errorf("forget with a live worker: exit %d, stderr %q; want 3 naming pid 4242 on crawler-b", r.code, r.stderr)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE workers SET heartbeat_at = heartbeat_at - 3600e9::bigint`); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "", "forget", "--db", db, "example.org"); r.code != 0 || !strings.Contains(r.stdout, "example.org: nothing known") {
+		t.Errorf("forget once the worker is quiet: exit %d, stdout %q, stderr %q; want 0", r.code, r.stdout, r.stderr)
+	}
+}

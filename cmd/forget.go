@@ -41,7 +41,8 @@ job. A HOST may be given as host, host:port or a URL.
 
 --all forgets every host. From a terminal it asks first; from a script or
 cron it needs --yes. While a crawl holds the database, forget exits 3: the
-crawl would save its own idea of the hosts when it ends.`,
+crawl would save its own idea of the hosts when it ends; on a shared
+(PostgreSQL) database it exits 3 while any crawl worker is live, naming them.`,
 		Example: `  polite forget api.example.org
   polite forget https://shop.example.com:8443/ localhost:8080
   polite forget --all --yes`,
@@ -83,6 +84,10 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 		keys = append(keys, k)
 	}
 	// Hold the crawl lock: a crawl running now would write its hosts back.
+	// A shared database has no one lock: live workers refuse it the same way.
+	if err := noLiveWorkers(db); err != nil {
+		return err
+	}
 	holder := store.ThisProcess("(polite forget)")
 	if err := db.Acquire(holder); err != nil {
 		return err
@@ -129,6 +134,22 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 		fmt.Fprintf(io.Out, "forgot %s\n", k)
 	}
 	return nil
+}
+
+// noLiveWorkers returns an error wrapping store.ErrLocked (exit 3) that
+// names the crawl workers of a shared database that are alive: each would
+// save its own idea of the hosts again.
+func noLiveWorkers(db any) error {
+	ws, err := liveWorkers(db)
+	if err != nil || len(ws) == 0 {
+		return err
+	}
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = fmt.Sprintf("worker %d (pid %d on %s, job %s)", w.ID, w.PID, w.Host, w.Job)
+	}
+	return fmt.Errorf("%w: %d crawl %s live: %s; run forget when they have ended",
+		store.ErrLocked, len(ws), plural(len(ws), "worker is", "workers are"), strings.Join(names, ", "))
 }
 
 // hostArg turns a HOST argument (host, host:port or URL) into the host key
