@@ -88,7 +88,9 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 		}
 		return ready, false
 	}
-	return sc.claim(h, now)
+	// The claim is the request's start: stamp it with the time it is
+	// made, not the time this pass began (results were recorded since).
+	return sc.claim(h, sc.clock.Now())
 }
 
 // claim claims h's next request slot in a Store shared with other
@@ -138,6 +140,10 @@ func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time
 		}
 		return time.Time{}, served, nil
 	}
+	// The pace counts from when the request starts: the clock is read
+	// again, since recording results and taking entries took time since
+	// this pass began and a stale start would shorten the next gap.
+	now = sc.clock.Now()
 	sc.startFetch(ctx, h, e, now)
 	if h.inflight < sc.cfg.PerHost && h.hasWork() {
 		// Room for another request to this host once its pace allows.
