@@ -146,7 +146,7 @@ func scanState(s pgx.Row) (pace.State, error) {
 // claims and holds, robots.txt copy) and makes their frontier entries
 // that wait (deferred, or queued for later) eligible now, in every job,
 // as store.DB.Forget. It returns how many hosts were known: had a pace
-// state, a robots.txt copy or waiting entries. No hosts means all of
+// state, a shared claim or hold, a robots.txt copy or waiting entries. No hosts means all of
 // them. Hosts are matched case-insensitively.
 func (db *DB) Forget(hosts ...string) (int, error) {
 	n := 0
@@ -162,8 +162,8 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 		if err := tx.QueryRow(ctx, `SELECT `+sqlNow("$1"), db.nowArg()).Scan(&now); err != nil {
 			return err
 		}
-		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots
-			UNION SELECT host FROM frontier WHERE `+waiting+`) AS known
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM host_pace
+			UNION SELECT host FROM robots UNION SELECT host FROM frontier WHERE `+waiting+`) AS known
 			WHERE $1::text[] IS NULL OR host = ANY($1)`, list, now).Scan(&n)
 		if err != nil {
 			return err
