@@ -113,6 +113,10 @@ func testTakeOrder(t *testing.T, v *env) {
 			}
 		}
 	}
+	// Entries in flight are no host's queue.
+	if hs, err := db.QueuedHosts("j"); err != nil || len(hs) != 0 {
+		t.Errorf("QueuedHosts with every entry taken = %+v, %v; want none", hs, err)
+	}
 }
 
 func testTakeRespectsNextAt(t *testing.T, v *env) {
