@@ -33,6 +33,15 @@ func testEnqueueDedup(t *testing.T, v *env) {
 			t.Errorf("%s: Enqueue = %d new, want %d", tt.name, got, tt.want)
 		}
 	}
+	// A batch longer than any store's rows per statement, its last entry
+	// the first's URL again: counted once, whichever statement meets it.
+	long := make([]frontier.Entry, 300)
+	for i := range long {
+		long[i] = entry("long.example", fmt.Sprintf("/%d", i%299), 0)
+	}
+	if n, err := db.Enqueue("long", long); err != nil || n != 299 {
+		t.Errorf("Enqueue of 300 with one repeat = %d, %v; want 299", n, err)
+	}
 	e, err := db.Get("j", "https://a.example/1")
 	if err != nil {
 		t.Fatalf("Get: %v", err)
@@ -160,7 +169,13 @@ func testQueuedHosts(t *testing.T, v *env) {
 	b2.NextAt = T0.Add(time.Minute)
 	done := entry("c.example", "/", 0)
 	done.State = frontier.Done
-	mustEnqueue(t, db, "j", entry("a.example", "/", 0), b1, b2, done)
+	var settled []frontier.Entry // in no queue, and never taken
+	for _, st := range []frontier.State{frontier.Deferred, frontier.Excluded, frontier.Dead, frontier.NotModified} {
+		e := entry("a.example", "/"+string(st), 9)
+		e.State = st
+		settled = append(settled, e)
+	}
+	mustEnqueue(t, db, "j", append(settled, entry("a.example", "/", 0), b1, b2, done)...)
 	mustEnqueue(t, db, "other", entry("d.example", "/", 0))
 
 	got, err := db.QueuedHosts("j")
@@ -178,6 +193,9 @@ func testQueuedHosts(t *testing.T, v *env) {
 		if got[i].Host != want[i].Host || got[i].Queued != want[i].Queued || !got[i].NextAt.Equal(want[i].NextAt) {
 			t.Errorf("QueuedHosts[%d] = %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	if es, err := db.Take("j", "a.example", T0.Add(time.Hour), 10); err != nil || len(es) != 1 || es[0].URL != "https://a.example/" {
+		t.Errorf("Take(a.example) = %v, %v; want only its queued entry", urls(es), err)
 	}
 }
 

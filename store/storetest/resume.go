@@ -14,6 +14,9 @@ import (
 func testLockAndHeartbeat(t *testing.T, v *env) {
 	db, clock := v.db, v.clock
 	h := frontier.Holder{PID: 1, Hostname: "storetest-1", Job: "j", Since: T0}
+	if err := db.Heartbeat(h, 0); !errors.Is(err, frontier.ErrLockLost) {
+		t.Errorf("Heartbeat before Acquire = %v, want ErrLockLost", err)
+	}
 	if err := db.Acquire(h); err != nil {
 		t.Fatalf("Acquire of a new database: %v", err)
 	}
