@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -117,5 +118,60 @@ func testResume(t *testing.T, v *env) {
 	}
 	if last, _, err := b.LastRun("j"); err != nil || last.ID != next.ID {
 		t.Errorf("LastRun = %+v, %v; want the new run %d", last, err, next.ID)
+	}
+}
+
+// What a held host leaves at a run's end: the crawl takes all its queued
+// entries, due or not, and records them in the state the hold's kind says
+// (deferred, excluded, or queued), none eligible before the hold ends.
+// The next run's Prepare queues the deferred and excluded ones again, and
+// they wait for the hold still.
+func testLeftoverStates(t *testing.T, v *env) {
+	db := v.db
+	h := frontier.Holder{PID: 1, Hostname: "storetest-1", Job: "j", Since: T0}
+	if err := db.Acquire(h); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Release(h)
+	hold := T0.Add(6 * time.Hour)
+	later := entry("a.example", "/later", 0)
+	later.NextAt = T0.Add(time.Hour)
+	mustEnqueue(t, db, "j", entry("a.example", "/1", 0), later, entry("b.example", "/1", 0), entry("c.example", "/1", 0))
+	always := T0.Add(100 * 365 * 24 * time.Hour)
+	for _, tt := range []struct {
+		host  string
+		state frontier.State
+		n     int
+	}{{"a.example", frontier.Deferred, 2}, {"b.example", frontier.Excluded, 1}, {"c.example", frontier.Queued, 1}} {
+		es, err := db.Take("j", tt.host, always, 256)
+		if err != nil || len(es) != tt.n {
+			t.Fatalf("Take(%s) of everything queued = %v, %v; want %d", tt.host, urls(es), err, tt.n)
+		}
+		for i := range es {
+			es[i].State, es[i].NextAt, es[i].Reason = tt.state, hold, "retry-after"
+		}
+		if _, err := db.Record("j", nil, es, nil); err != nil {
+			t.Fatalf("Record(%s): %v", tt.host, err)
+		}
+	}
+	want := map[frontier.State]int{frontier.Deferred: 2, frontier.Excluded: 1, frontier.Queued: 1}
+	if c, err := db.Counts("j"); err != nil || !reflect.DeepEqual(c, want) {
+		t.Errorf("Counts after the leftovers = %v, %v; want %v", c, err, want)
+	}
+	if hs, err := db.QueuedHosts("j"); err != nil || len(hs) != 1 || hs[0].Host != "c.example" || !hs[0].NextAt.Equal(hold) {
+		t.Errorf("QueuedHosts = %+v, %v; want c.example due at the hold's end", hs, err)
+	}
+	if err := db.Prepare("j", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := db.Counts("j"); err != nil || c[frontier.Queued] != 4 {
+		t.Errorf("Counts after Prepare = %v, %v; want 4 queued", c, err)
+	}
+	if es, err := db.Take("j", "a.example", hold.Add(-time.Second), 10); err != nil || len(es) != 0 {
+		t.Errorf("Take before the hold ends = %v, %v; want none", urls(es), err)
+	}
+	es, err := db.Take("j", "a.example", hold, 10)
+	if err != nil || len(es) != 2 || es[0].Reason != "retry-after" {
+		t.Errorf("Take at the hold's end = %+v, %v; want both, with their reason", es, err)
 	}
 }

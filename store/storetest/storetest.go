@@ -107,6 +107,7 @@ func Run(t *testing.T, c Config) {
 		{"RecordWritesABatchInOneTransaction", testRecord},
 		{"BoundWait", testBoundWait},
 		{"Resume", testResume},
+		{"LeftoverStates", testLeftoverStates},
 		{"PaceStateRoundTrip", testPaceStateRoundTrip},
 		{"PaceStateSaveReplacesAndLists", testPaceStateSaveReplacesAndLists},
 		{"Forget", testForget},
