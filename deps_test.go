@@ -8,7 +8,8 @@ import (
 
 // TestPackageLanes keeps the layering of DESIGN.md honest: pace/ decides
 // with the standard library alone, robots/ adds only its parser, neither
-// knows the other or the store, and only store/ links SQLite.
+// knows the other or the store, only store/ links SQLite, and the stores'
+// conformance suite (store/storetest) knows neither store.
 func TestPackageLanes(t *testing.T) {
 	tests := []struct {
 		pkg       string
@@ -20,6 +21,9 @@ func TestPackageLanes(t *testing.T) {
 		{"github.com/polite-crawler/polite/robots", true, []string{"net/http", "net", "os", "github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/pace", "github.com/polite-crawler/polite/crawl"}},
 		{"github.com/polite-crawler/polite/robots", false, []string{"github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/pace", "github.com/polite-crawler/polite/crawl", "modernc.org/sqlite", "database/sql"}},
 		{"github.com/polite-crawler/polite/store", false, []string{"net/http", "github.com/polite-crawler/polite/crawl", "github.com/polite-crawler/polite/cmd"}},
+		// The stores' conformance suite is written against the interfaces
+		// alone: it knows neither store nor any database driver.
+		{"github.com/polite-crawler/polite/store/storetest", false, []string{"github.com/polite-crawler/polite/store", "github.com/polite-crawler/polite/store/postgres", "github.com/polite-crawler/polite/cmd", "modernc.org/sqlite", "database/sql", "github.com/jackc/pgx/v5"}},
 		{"github.com/polite-crawler/polite/crawl", true, []string{"github.com/polite-crawler/polite/cmd", "modernc.org/sqlite", "database/sql", "github.com/spf13/cobra"}},
 	}
 	for _, tt := range tests {

@@ -14,7 +14,8 @@ func manyEntries(from, n, hosts int) []store.Entry {
 	es := make([]store.Entry, n)
 	for i := range es {
 		k := from + i
-		es[i] = entry(fmt.Sprintf("h%02d.example", k%hosts), fmt.Sprintf("/page/%d", k), k%4)
+		host := fmt.Sprintf("h%02d.example", k%hosts)
+		es[i] = store.Entry{URL: fmt.Sprintf("https://%s/page/%d", host, k), Host: host, Priority: k % 4}
 	}
 	return es
 }

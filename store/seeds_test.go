@@ -3,9 +3,7 @@ package store
 import (
 	"database/sql"
 	"path/filepath"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
@@ -40,42 +38,5 @@ func TestOpenMigratesAVersion4DatabaseToSeedSources(t *testing.T) {
 	var v int
 	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) || v < 8 {
 		t.Errorf("user_version = %d, %v; want %d (at least 8)", v, err, len(migrations))
-	}
-}
-
-func TestSeedSourceRoundTrip(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "polite.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	at := time.Date(2026, 12, 1, 9, 0, 0, 123456789, time.UTC)
-	first := frontier.SeedSource{Job: "j", Name: "/srv/seeds.txt", Size: 1234, ModTime: at, SHA256: "ab12",
-		Seeds: 40, Origins: []string{"http://127.0.0.1:8080", "https://a.example:443"}, LoadedAt: at.Add(time.Second)}
-	second := first
-	second.Size, second.SHA256, second.Origins = 99, "cd34", nil
-	tests := []struct {
-		name string
-		put  frontier.SeedSource
-	}{
-		{"first", first},
-		{"replaced, no origins", second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := db.PutSeedSource(tt.put); err != nil {
-				t.Fatalf("PutSeedSource: %v", err)
-			}
-			got, ok, err := db.SeedSource("j")
-			if !ok || err != nil || !reflect.DeepEqual(got, tt.put) {
-				t.Errorf("SeedSource = %+v, %v, %v; want %+v", got, ok, err, tt.put)
-			}
-		})
-	}
-	if _, ok, err := db.SeedSource("other"); ok || err != nil {
-		t.Errorf("SeedSource of another job = %v, %v; want none", ok, err)
-	}
-	if err := db.PutSeedSource(frontier.SeedSource{Job: "j", Origins: []string{"a\nb"}}); err == nil {
-		t.Errorf("PutSeedSource with a newline in an origin: nil, want an error")
 	}
 }

@@ -15,13 +15,16 @@ import (
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest`
+	warc_id, warc_date, warc_digest, kind, lastmod`
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
 
-// enqueueRows is how many entries one INSERT carries (18 parameters each,
-// far below PostgreSQL's 65535).
+// enqueueParams is how many parameters one enqueued row takes.
+const enqueueParams = 20
+
+// enqueueRows is how many entries one INSERT carries (enqueueParams
+// each, far below PostgreSQL's 65535).
 const enqueueRows = 256
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
@@ -44,10 +47,11 @@ func (db *DB) Enqueue(job string, es []frontier.Entry) (int, error) {
 
 func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (int, error) {
 	added := 0
+	lastmods := make(map[string]int64)
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
 		es = es[len(chunk):]
-		args := make([]any, 0, 18*len(chunk))
+		args := make([]any, 0, enqueueParams*len(chunk))
 		rows := make([]string, len(chunk))
 		for i, e := range chunk {
 			if e.State == "" {
@@ -56,14 +60,17 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (i
 			if err := checkEntry(e); err != nil {
 				return 0, err
 			}
-			ph := make([]string, 18)
+			ph := make([]string, enqueueParams)
 			for j := range ph {
 				ph[j] = fmt.Sprintf("$%d", len(args)+j+1)
 			}
 			rows[i] = "(" + strings.Join(ph, ", ") + ")"
 			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes)
+				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+			if !e.LastMod.IsZero() {
+				lastmods[e.URL] = toNanos(e.LastMod)
+			}
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO frontier (`+enqueueColumns+`) VALUES `+
 			strings.Join(rows, ", ")+` ON CONFLICT (job, url) DO NOTHING`, args...)
@@ -72,7 +79,27 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (i
 		}
 		added += int(tag.RowsAffected())
 	}
-	return added, nil
+	return added, setLastMods(ctx, tx, job, lastmods)
+}
+
+// setLastMods gives existing entries the lastmod a sitemap listed anew
+// (by URL; the last one a batch gave).
+func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]int64) error {
+	if len(lastmods) == 0 {
+		return nil
+	}
+	urls := make([]string, 0, len(lastmods))
+	lms := make([]int64, 0, len(lastmods))
+	for u, lm := range lastmods {
+		urls, lms = append(urls, u), append(lms, lm)
+	}
+	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm
+		FROM unnest($2::text[], $3::bigint[]) AS u(url, lm)
+		WHERE f.job = $1 AND f.url = u.url AND f.lastmod <> u.lm`, job, urls, lms)
+	if err != nil {
+		return fmt.Errorf("set lastmods: %w", err)
+	}
+	return nil
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
@@ -137,12 +164,12 @@ func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	return hs, err
 }
 
-// updateSQL writes back an entry ($1..$19 the fields, $20 id, or $20 job
-// and $21 url), ending any lease unless it stays in flight.
+// updateSQL writes back an entry ($1..$21 the fields, $22 id, or $22 job
+// and $23 url), ending any lease unless it stays in flight.
 const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
 	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
 	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
-	warc_id = $17, warc_date = $18, warc_digest = $19,
+	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21,
 	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
 	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
 
@@ -169,16 +196,17 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 		}
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest}
-		q := updateSQL + `WHERE id = $20`
+			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
+			string(e.Kind), toNanos(e.LastMod)}
+		q := updateSQL + `WHERE id = $22`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $21`
+			q += ` AND state = 'in-flight' AND lease_owner = $23`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $20 AND url = $21`
+			q = updateSQL + `WHERE job = $22 AND url = $23`
 			args = append(args, e.Job, e.URL)
 		}
 		tag, err := tx.Exec(ctx, q, args...)
@@ -296,12 +324,14 @@ func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]fron
 			state         string
 			next, fetched int64
 			warcDate      int64
+			kind          string
+			lastmod       int64
 		)
 		err := r.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod)
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
-		e.WarcDate = fromNanos(warcDate)
+		e.WarcDate, e.Kind, e.LastMod = fromNanos(warcDate), frontier.Kind(kind), fromNanos(lastmod)
 		return e, err
 	})
 }

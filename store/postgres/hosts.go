@@ -142,10 +142,12 @@ func scanState(s pgx.Row) (pace.State, error) {
 	return st, nil
 }
 
-// Forget drops what was learned about the hosts (pace state, claims and
-// holds, robots.txt copy) and returns how many hosts were known, that is
-// had a pace state or a robots.txt copy. No hosts means all of them.
-// Hosts are matched case-insensitively.
+// Forget drops what was learned and held about the hosts (pace state,
+// claims and holds, robots.txt copy) and makes their frontier entries
+// that wait (deferred, or queued for later) eligible now, in every job,
+// as store.DB.Forget. It returns how many hosts were known: had a pace
+// state, a shared claim or hold, a robots.txt copy or waiting entries. No hosts means all of
+// them. Hosts are matched case-insensitively.
 func (db *DB) Forget(hosts ...string) (int, error) {
 	n := 0
 	err := db.write("forget hosts", func(ctx context.Context, tx pgx.Tx) error {
@@ -156,9 +158,18 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 				list[i] = strings.ToLower(h)
 			}
 		}
-		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots) AS known
-			WHERE $1::text[] IS NULL OR host = ANY($1)`, list).Scan(&n)
+		var now int64
+		if err := tx.QueryRow(ctx, `SELECT `+sqlNow("$1"), db.nowArg()).Scan(&now); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM host_pace
+			UNION SELECT host FROM robots UNION SELECT host FROM frontier WHERE `+waiting+`) AS known
+			WHERE $1::text[] IS NULL OR host = ANY($1)`, list, now).Scan(&n)
 		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', next_at = $2
+			WHERE `+waiting+` AND ($1::text[] IS NULL OR host = ANY($1))`, list, now); err != nil {
 			return err
 		}
 		for _, t := range []string{"host_state", "host_pace", "robots"} {
@@ -170,6 +181,10 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 	})
 	return n, err
 }
+
+// waiting selects the frontier entries that wait at $2: deferred, or
+// queued for later.
+const waiting = `(state = 'deferred' OR (state = 'queued' AND next_at > $2))`
 
 // --- robots.txt cache (shared: fetched once for every worker) ---
 

@@ -161,6 +161,13 @@ ALTER TABLE host_state ADD COLUMN learned_half_life_ns BIGINT NOT NULL DEFAULT 0
 ALTER TABLE host_state ADD COLUMN hold_reason TEXT NOT NULL DEFAULT '';
 UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
 `,
+	// 5: sitemaps, as SQLite's schema 6 keeps them: what an entry's URL is
+	// fetched as (a page, a sitemap, an index's child) and the lastmod a
+	// sitemap gave it.
+	`
+ALTER TABLE frontier ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE frontier ADD COLUMN lastmod BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a schema belongs to another application.

@@ -1,0 +1,149 @@
+// Package storetest is the conformance suite of polite's stores: what
+// crawl relies on from a database, written once against the interfaces
+// (crawl.Store, crawl.RobotsCache, pace.StateStore and the reads the
+// commands make) and run on every store, SQLite and PostgreSQL alike.
+// Where the stores legitimately differ (how a second crawl is locked out
+// or let in, leases between workers), it tests only what they share.
+package storetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
+)
+
+// Store is what the suite tests: crawl's Store and the reads and writes
+// polite's commands make besides (status, runs, report, forget).
+type Store interface {
+	crawl.Store
+	Update([]frontier.Entry) error
+	Get(job, url string) (frontier.Entry, error)
+	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
+	States() ([]pace.State, error)
+	Forget(hosts ...string) (int, error)
+	RobotsCopies() ([]frontier.RobotsCopy, error)
+	Runs(limit int) ([]frontier.Run, error)
+	GetRun(id int64) (frontier.Run, error)
+	AddFetches([]frontier.Fetch) error
+	Fetches(runID int64) ([]frontier.Fetch, error)
+}
+
+var (
+	_ pace.StateStore   = Store(nil)
+	_ crawl.RobotsCache = Store(nil)
+)
+
+// Config is how the suite reaches the store under test.
+type Config struct {
+	// NewDB creates an empty database for t and returns its opener: each
+	// call opens another handle on that same database (as another process
+	// would), reading the clock now, and closes it when t ends.
+	NewDB func(t *testing.T) func(now func() time.Time) Store
+	// NotFound is the error the store wraps for a run or entry that does
+	// not exist.
+	NotFound error
+}
+
+// T0 is the time the suite's clocks start at; its nanoseconds show a
+// store that rounds.
+var T0 = time.Date(2026, 11, 30, 10, 0, 0, 123456789, time.UTC)
+
+// Clock is a clock the suite moves; safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock d forward.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// env is one subtest's database: its first handle db on clock, and how
+// to open more handles on the same database.
+type env struct {
+	cfg   Config
+	db    Store
+	clock *Clock
+	open  func(now func() time.Time) Store
+}
+
+func (c Config) env(t *testing.T) *env {
+	t.Helper()
+	clock := &Clock{t: T0}
+	open := c.NewDB(t)
+	return &env{cfg: c, db: open(clock.Now), clock: clock, open: open}
+}
+
+// Run runs the suite: each subtest on a database of its own, in parallel.
+func Run(t *testing.T, c Config) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, *env)
+	}{
+		{"EnqueueDedup", testEnqueueDedup},
+		{"EnqueueRefuses", testEnqueueRefuses},
+		{"EnqueueKeepsSitemapFields", testEnqueueKeepsSitemapFields},
+		{"TakeOrder", testTakeOrder},
+		{"TakeRespectsNextAt", testTakeRespectsNextAt},
+		{"QueuedHosts", testQueuedHosts},
+		{"UpdateWritesEverything", testUpdateWritesEverything},
+		{"Prepare", testPrepare},
+		{"CountsEntriesGet", testCountsEntriesGet},
+		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
+		{"RecordWritesABatchInOneTransaction", testRecord},
+		{"BoundWait", testBoundWait},
+		{"Resume", testResume},
+		{"LeftoverStates", testLeftoverStates},
+		{"PaceStateRoundTrip", testPaceStateRoundTrip},
+		{"PaceStateSaveReplacesAndLists", testPaceStateSaveReplacesAndLists},
+		{"Forget", testForget},
+		{"ForgetReleasesWaitingEntries", testForgetReleasesWaiting},
+		{"RobotsRoundTrip", testRobotsRoundTrip},
+		{"RobotsCacheIsShared", testRobotsCacheIsShared},
+		{"RunsRoundTrip", testRunsRoundTrip},
+		{"FetchesRoundTrip", testFetchesRoundTrip},
+		{"LastRunOfAJob", testLastRun},
+		{"SeedSourceRoundTrip", testSeedSource},
+		{"LockAndHeartbeat", testLockAndHeartbeat},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, c.env(t))
+		})
+	}
+}
+
+// entry is a queued entry of host with a path and priority.
+func entry(host, path string, prio int) frontier.Entry {
+	return frontier.Entry{URL: "https://" + host + path, Host: host, Priority: prio}
+}
+
+func urls(es []frontier.Entry) []string {
+	var us []string
+	for _, e := range es {
+		us = append(us, e.URL)
+	}
+	return us
+}
+
+func mustEnqueue(t *testing.T, db Store, job string, es ...frontier.Entry) {
+	t.Helper()
+	if _, err := db.Enqueue(job, es); err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+}
