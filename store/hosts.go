@@ -4,17 +4,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"strings"
-	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // --- pace state ---
 
-const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until,
-	half_life_ns, signal_at, safe_gap_ns, refused_gap_ns, learned_at, learned_half_life_ns, hold_reason`
+const stateColumns = column.State
 
 // Load returns the stored pace state of host.
 func (db *DB) Load(host string) (pace.State, bool, error) {
@@ -57,16 +56,7 @@ func (db *DB) SaveAll(sts []pace.State) error {
 func saveStates(tx *sql.Tx, sts []pace.State) error {
 	stmt, err := tx.Prepare(`INSERT INTO host_state (` + stateColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (host) DO UPDATE SET
-			delay_ns = excluded.delay_ns, set_at = excluded.set_at,
-			baseline_ns = excluded.baseline_ns,
-			congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
-			last_signal = excluded.last_signal,
-			floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
-			hold_until = excluded.hold_until, hold_reason = excluded.hold_reason,
-			half_life_ns = excluded.half_life_ns, signal_at = excluded.signal_at,
-			safe_gap_ns = excluded.safe_gap_ns, refused_gap_ns = excluded.refused_gap_ns,
-			learned_at = excluded.learned_at, learned_half_life_ns = excluded.learned_half_life_ns`)
+		ON CONFLICT (host) DO UPDATE SET ` + column.StateUpdate)
 	if err != nil {
 		return fmt.Errorf("save pace state: %w", explain(err))
 	}
@@ -75,11 +65,7 @@ func saveStates(tx *sql.Tx, sts []pace.State) error {
 		if st.Host == "" {
 			return errors.New("save pace state: no host")
 		}
-		_, err := stmt.Exec(st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
-			int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
-			int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil),
-			int64(st.HalfLife), toNanos(st.SignalAt), int64(st.SafeGap), int64(st.RefusedGap),
-			toNanos(st.LearnedAt), int64(st.LearnedHalfLife), string(st.HoldReason))
+		_, err := stmt.Exec(column.StateArgs(st)...)
 		if err != nil {
 			return fmt.Errorf("save pace state %s: %w", st.Host, explain(err))
 		}
@@ -116,36 +102,7 @@ func (db *DB) States() ([]pace.State, error) {
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-func scanState(s scanner) (pace.State, error) {
-	var (
-		st                                         pace.State
-		delay, setAt, base, cDelay, cAt, flo, hold int64
-		halfLife, sigAt, safe, refused, learnedAt  int64
-		learnedHalfLife                            int64
-		source, reason                             string
-	)
-	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold,
-		&halfLife, &sigAt, &safe, &refused, &learnedAt, &learnedHalfLife, &reason)
-	if err != nil {
-		return pace.State{}, err
-	}
-	st.Delay = time.Duration(delay)
-	st.SetAt = fromNanos(setAt)
-	st.HalfLife = time.Duration(halfLife)
-	st.Baseline = time.Duration(base)
-	st.CongestionDelay = time.Duration(cDelay)
-	st.CongestionAt = fromNanos(cAt)
-	st.SignalAt = fromNanos(sigAt)
-	st.SafeGap = time.Duration(safe)
-	st.RefusedGap = time.Duration(refused)
-	st.LearnedAt = fromNanos(learnedAt)
-	st.LearnedHalfLife = time.Duration(learnedHalfLife)
-	st.Floor = time.Duration(flo)
-	st.FloorSource = pace.FloorSource(source)
-	st.HoldUntil = fromNanos(hold)
-	st.HoldReason = pace.HoldReason(reason)
-	return st, nil
-}
+func scanState(s scanner) (pace.State, error) { return column.ScanState(s.Scan) }
 
 // Forget drops what was learned and held about the hosts (pace state with
 // its hold, robots.txt copy) and makes their frontier entries that wait

@@ -13,7 +13,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"io"
 	"net/url"
 	"os"
@@ -25,7 +24,9 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // ErrLocked is returned by Acquire when another live crawl holds the database.
@@ -256,19 +257,6 @@ func commit(op string, tx *sql.Tx) error {
 	return nil
 }
 
-// Times are stored as INTEGER unix nanoseconds in UTC, the zero time as 0;
-// durations as INTEGER nanoseconds.
-
-func toNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+// Times are stored as unix nanoseconds in UTC (the zero time as 0),
+// durations as nanoseconds, as both stores keep them (package column).
+var toNanos, fromNanos = column.Nanos, column.Time

@@ -4,22 +4,20 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 var _ pace.StateStore = (*DB)(nil)
 
 // --- learned pace state (shared by every worker) ---
 
-// stateColumns are the columns of a pace.State, as the SQLite store has
-// them (times unix nanoseconds, durations nanoseconds).
-const stateColumns = `host, delay_ns, set_at, baseline_ns, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until,
-	half_life_ns, signal_at, safe_gap_ns, refused_gap_ns, learned_at, learned_half_life_ns, hold_reason`
+// stateColumns are the columns of a pace.State, as the SQLite store has them.
+const stateColumns = column.State
 
 // Load returns the stored pace state of host.
 func (db *DB) Load(host string) (pace.State, bool, error) {
@@ -64,22 +62,9 @@ func (db *DB) SaveAll(sts []pace.State) error {
 		for _, st := range sts {
 			_, err := tx.Exec(ctx, `INSERT INTO host_state (`+stateColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-				ON CONFLICT (host) DO UPDATE SET
-					delay_ns = excluded.delay_ns, set_at = excluded.set_at,
-					baseline_ns = excluded.baseline_ns,
-					congestion_ns = excluded.congestion_ns, congestion_at = excluded.congestion_at,
-					last_signal = excluded.last_signal,
-					floor_ns = excluded.floor_ns, floor_source = excluded.floor_source,
-					hold_until = excluded.hold_until, hold_reason = excluded.hold_reason,
-					half_life_ns = excluded.half_life_ns, signal_at = excluded.signal_at,
-					safe_gap_ns = excluded.safe_gap_ns, refused_gap_ns = excluded.refused_gap_ns,
-					learned_at = excluded.learned_at, learned_half_life_ns = excluded.learned_half_life_ns
+				ON CONFLICT (host) DO UPDATE SET `+column.StateUpdate+`
 				WHERE excluded.congestion_at >= host_state.congestion_at`,
-				st.Host, int64(st.Delay), toNanos(st.SetAt), int64(st.Baseline),
-				int64(st.CongestionDelay), toNanos(st.CongestionAt), st.LastSignal,
-				int64(st.Floor), string(st.FloorSource), toNanos(st.HoldUntil),
-				int64(st.HalfLife), toNanos(st.SignalAt), int64(st.SafeGap), int64(st.RefusedGap),
-				toNanos(st.LearnedAt), int64(st.LearnedHalfLife), string(st.HoldReason))
+				column.StateArgs(st)...)
 			if err != nil {
 				return err
 			}
@@ -111,36 +96,7 @@ func (db *DB) States() ([]pace.State, error) {
 	return sts, err
 }
 
-func scanState(s pgx.Row) (pace.State, error) {
-	var (
-		st                                         pace.State
-		delay, setAt, base, cDelay, cAt, flo, hold int64
-		halfLife, sigAt, safe, refused, learnedAt  int64
-		learnedHalfLife                            int64
-		source, reason                             string
-	)
-	err := s.Scan(&st.Host, &delay, &setAt, &base, &cDelay, &cAt, &st.LastSignal, &flo, &source, &hold,
-		&halfLife, &sigAt, &safe, &refused, &learnedAt, &learnedHalfLife, &reason)
-	if err != nil {
-		return pace.State{}, err
-	}
-	st.Delay = time.Duration(delay)
-	st.SetAt = fromNanos(setAt)
-	st.HalfLife = time.Duration(halfLife)
-	st.Baseline = time.Duration(base)
-	st.CongestionDelay = time.Duration(cDelay)
-	st.CongestionAt = fromNanos(cAt)
-	st.SignalAt = fromNanos(sigAt)
-	st.SafeGap = time.Duration(safe)
-	st.RefusedGap = time.Duration(refused)
-	st.LearnedAt = fromNanos(learnedAt)
-	st.LearnedHalfLife = time.Duration(learnedHalfLife)
-	st.Floor = time.Duration(flo)
-	st.FloorSource = pace.FloorSource(source)
-	st.HoldUntil = fromNanos(hold)
-	st.HoldReason = pace.HoldReason(reason)
-	return st, nil
-}
+func scanState(s pgx.Row) (pace.State, error) { return column.ScanState(s.Scan) }
 
 // Forget drops what was learned and held about the hosts (pace state,
 // claims and holds, robots.txt copy) and makes their frontier entries

@@ -24,6 +24,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // DB is an open polite database on a PostgreSQL server. It is safe for
@@ -181,19 +183,6 @@ func sqlNow(param string) string {
 	return `COALESCE(` + param + `::bigint, (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint)`
 }
 
-// Times are stored as BIGINT unix nanoseconds in UTC, the zero time as 0;
-// durations as BIGINT nanoseconds, as in the SQLite store.
-
-func toNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+// Times are stored as unix nanoseconds in UTC (the zero time as 0),
+// durations as nanoseconds, as both stores keep them (package column).
+var toNanos, fromNanos = column.Nanos, column.Time
