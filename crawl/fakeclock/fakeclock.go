@@ -124,7 +124,13 @@ func (c *Clock) Pending() int {
 // the clock only while it does. The returned func stops it; call it before
 // the test ends.
 func (c *Clock) Auto(quiet time.Duration) (stop func()) {
-	slow := 200 * quiet
+	return c.AutoSlow(quiet, 200*quiet)
+}
+
+// AutoSlow is Auto with the real time after which a request in flight
+// counts as slow given: a test whose server holds a request for seconds
+// of wall time on purpose lets fake time pass sooner.
+func (c *Clock) AutoSlow(quiet, slow time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
