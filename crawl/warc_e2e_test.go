@@ -56,6 +56,7 @@ func warcFiles(t *testing.T, out string) []string {
 // for a 304 and for an unchanged 200, and a new response for a changed
 // page; a body over the limit is recorded cut, a gzip body decoded.
 func TestWarcCrawlAndRerun(t *testing.T) {
+	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
 		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
 	}
@@ -183,6 +184,7 @@ func mustBodyPath(t *testing.T, db *store.DB, job, u string) string {
 // the run that resumes the job writes a new file, and warcio.js reads
 // both, every fetch that finished a request and a response.
 func TestWarcInterruptedAndResumed(t *testing.T) {
+	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
 		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
 	}
