@@ -59,6 +59,7 @@ func sitemapStats(rep *crawl.Report, path string) *crawl.SitemapStats {
 // without sitemaps. A third pass, after two pages' lastmod moved past
 // their fetch, asks for those two only.
 func TestSitemapsFindUnlinkedPagesAndSkipUnchanged(t *testing.T) {
+	t.Parallel()
 	const pages = 12
 	var moved atomic.Int64 // unix seconds; pages 0 and 1 changed then, 0: not changed
 	sm := &crawltest.SitemapConfig{Pages: pages, LastMod: func(n int) time.Time {
