@@ -18,7 +18,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./store/... ./robots/... .
 	$(GO) test -count=1 -race ./pace/... ./crawl/... ./cmd/...
-	$(GO) test -count=1 -run '^TestSitemapsHostileAreBoundedAndReported$$' ./crawl/
+	$(GO) test -count=1 -run '^TestSitemapsHostileAreBoundedAndReported$$' ./crawl/e2etest/
 
 # Politeness and throughput figures against the test origin on loopback
 # (about 5 minutes); see "Benchmarks" in the README. BENCHFLAGS adds flags,

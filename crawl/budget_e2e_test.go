@@ -94,7 +94,11 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 	cfg.MaxDuration = 200 * time.Millisecond
 	cfg.Grace = 100 * time.Millisecond
 	cfg.Concurrency = 1 // every worker busy with the slow request
-	clk := onFakeClock(t, &cfg)
+	// The slow request holds the one worker for 4 s of wall time: fake
+	// time may pass once it has been in flight for 50 ms of it.
+	clk := fakeclock.New(time.Now())
+	cfg.Clock = clk
+	t.Cleanup(clk.AutoSlow(5*time.Millisecond, 50*time.Millisecond))
 	db := mustOpen(t)
 
 	start := clk.Now()

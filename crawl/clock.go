@@ -22,6 +22,11 @@ type Timer interface {
 // flight, so that it moves on its own only while the run waits on time.
 type inflightWatcher interface{ InFlight(n int) }
 
+// waitWatcher is an optional part of a Clock: the run's loop tells it when
+// it starts and stops waiting, so that a fake clock moves on its own only
+// while the loop waits, never while it works (however slowly).
+type waitWatcher interface{ Waiting(bool) }
+
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }

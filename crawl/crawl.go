@@ -47,7 +47,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	}
 	defer c.close()
 	// A seed source without a valid seed fails before the run is recorded.
-	seeds, err := c.openSeeds(ctx)
+	seeds, err := openSeeds(ctx, db, &c.cfg, c.log, c.fetch.policy.seeds, c.maps)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +59,15 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 		}
 		return nil, err
 	}
-	if err := c.loadSeeds(ctx, seeds, holder, pass); err != nil {
-		c.endLoad(err)
+	// The seeds stream into the frontier a batch at a time, the lock
+	// beating between batches (a signal stops it between two batches).
+	err = seeds.load(ctx, db, c.start, lockBeat(db, holder, c.run.ID, c.log))
+	if err == nil {
+		c.rejected = seeds.rejected()
+		err = c.announcePass(pass.left, seeds.added, pass.lastRun)
+	}
+	if err != nil {
+		endLoad(db, c.run.ID, c.clock.Now(), err)
 		return nil, err
 	}
 	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.read(), "new", seeds.added, "out", cfg.OutDir)
@@ -139,13 +146,13 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	// whatever clock paces the run.
 	c.fetch = newFetcher(&c.cfg, time.Now)
 	if cfg.Sitemaps {
-		c.maps = newSitemapRun(c.fetch.policy.seeds)
+		c.maps = newSitemapRun(c, c.fetch.policy.seeds)
 	}
 	return c, nil
 }
 
 func (c *crawler) close() {
-	c.closeWarc()
+	c.fetch.closeWarc()
 	c.fetch.close()
 	c.ledger.close()
 	c.out.Close()
@@ -231,11 +238,11 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 
 // closeWarc finishes the run's last WARC file and its index; a second
 // call does nothing.
-func (c *crawler) closeWarc() error {
-	if c.fetch.warc == nil {
+func (f *fetcher) closeWarc() error {
+	if f.warc == nil {
 		return nil
 	}
-	if err := c.fetch.warc.Close(); err != nil {
+	if err := f.warc.Close(); err != nil {
 		return fmt.Errorf("close WARC files: %w", err)
 	}
 	return nil
@@ -264,7 +271,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 	_, flushErr := c.ledger.flush(c.db)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := errors.Join(c.hosts.save(), c.closeWarc())
+	saveErr := errors.Join(c.hosts.save(), c.fetch.closeWarc())
 
 	manErr := c.ledger.closeManifest()
 	if manErr == nil {
@@ -281,9 +288,10 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
 }
 
-// runStop is the stopped value of a host the run's end left with URLs.
-func (c *crawler) runStop() string {
-	switch c.stopReason {
+// runStop is the stopped value of a host the end of a run stopped for
+// reason (its stopReason) left with URLs.
+func runStop(reason string) string {
+	switch reason {
 	case "interrupted":
 		return StopInterrupted
 	case "error":
@@ -322,7 +330,7 @@ func (c *crawler) report(end time.Time) *Report {
 		rep.OutDir = abs
 		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
 	}
-	rep.Stop = c.runStop()
+	rep.Stop = runStop(c.stopReason)
 	if rep.StopReason == "" {
 		rep.StopReason, rep.Stop = "done", StopDone
 	}
@@ -339,7 +347,7 @@ func (c *crawler) report(end time.Time) *Report {
 		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
 		f, src := c.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		s.Stopped, s.StoppedReason = h.stopped(c.runStop())
+		s.Stopped, s.StoppedReason = h.stopped(runStop(c.stopReason))
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

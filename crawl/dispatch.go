@@ -171,10 +171,10 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 			h.stats.Excluded++
 			sc.ledger.finish(&e, frontier.Excluded, "robots")
 			sc.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
-			sc.sitemapExcluded(e)
+			sc.maps.excluded(e)
 			continue
 		}
-		if sc.unchangedBySitemap(e) {
+		if sc.maps.unchanged(e) {
 			continue
 		}
 		return e, true, nil

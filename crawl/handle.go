@@ -41,7 +41,7 @@ func (c *crawler) handle(r result) {
 	})
 	c.apply(h, e, r, d, v, now)
 	if e.Kind != frontier.Page && c.maps != nil {
-		c.sitemapFetched(e, r, d, now)
+		c.maps.fetched(e, r, d, now)
 	}
 }
 

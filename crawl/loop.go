@@ -200,21 +200,34 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 	if stopping {
 		done = nil // already stopping: wait for in-flight requests or the grace
 	}
+	watch, _ := sc.clock.(waitWatcher)
+	if watch != nil {
+		watch.Waiting(true)
+	}
+	var r result
+	got := false
 	select {
-	case r := <-sc.results:
-		sc.handle(r)
-		for {
-			select {
-			case r := <-sc.results:
-				sc.handle(r)
-			default:
-				return
-			}
-		}
+	case r = <-sc.results:
+		got = true
 	case <-timerC:
 	case <-done:
 	case <-graceC:
 		cancelFetch()
+	}
+	if watch != nil {
+		watch.Waiting(false) // handling what came in is work, not waiting
+	}
+	if !got {
+		return
+	}
+	sc.handle(r)
+	for {
+		select {
+		case r := <-sc.results:
+			sc.handle(r)
+		default:
+			return
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
 )
 
 // TestReportMatchesOrigins crawls a calm origin with every kind of answer,
@@ -21,8 +22,12 @@ import (
 func TestReportMatchesOrigins(t *testing.T) {
 	t.Parallel()
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second})
-	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt})
+	// The runs and the origins' buckets keep the same fake time: the
+	// busy origin's Retry-After second passes at once.
+	clk := fakeclock.New(time.Now())
+	t.Cleanup(clk.Auto(5 * time.Millisecond))
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
+	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt, Clock: clk})
 	mixedSeeds := []string{mixedSrv.URL + "/doc/a", mixedSrv.URL + "/doc/b", mixedSrv.URL + "/status/404", mixedSrv.URL + "/status/501",
 		mixedSrv.URL + "/redirect/1?to=/doc/c", mixedSrv.URL + "/private/b", mixedSrv.URL + "/private/c"}
 	busySeeds := []string{busySrv.URL + "/doc/0", busySrv.URL + "/doc/1", busySrv.URL + "/private/a"}
@@ -51,6 +56,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 		mixed.Reset()
 		cfg := fastConfig(t, want.seeds...)
 		cfg.OutDir = outDir
+		cfg.Clock = clk
 		cfg.Pace.Start = 5 * time.Millisecond // the second page comes too soon for the busy origin's 20/s
 		rep, err := crawl.Run(context.Background(), db, cfg)
 		if err != nil {

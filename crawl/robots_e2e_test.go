@@ -361,6 +361,7 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 			db := mustOpen(t)
 			cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 			cfg.RobotsTTL = tc.ttl
+			onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
 			for run := 1; run <= 2; run++ {
 				cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 				rep, err := crawl.Run(context.Background(), db, cfg)

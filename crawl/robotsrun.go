@@ -109,5 +109,5 @@ func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 		h.stop(holdDeferred, StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay), time.Time{})
 		c.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
-	c.robotsSitemaps(h)
+	c.maps.robotsSitemaps(h)
 }

@@ -73,11 +73,13 @@ type seedLoad struct {
 // an unchanged seed file is not read at all (its origins come from the
 // database); otherwise the first batch is read, so that a source without
 // a valid seed fails here, as a usage error.
-func (c *crawler) openSeeds(ctx context.Context) (*seedLoad, error) {
-	src := c.cfg.Seeds
-	l := &seedLoad{job: c.cfg.Job, log: c.log, origins: c.fetch.policy.seeds}
-	if c.maps != nil {
-		l.mark = c.maps.seedEntry
+// The seeds' origins go to origins (the dial policy's); with --sitemaps
+// (maps not nil) a seed that is a sitemap becomes an entry of that kind.
+func openSeeds(ctx context.Context, db Store, cfg *Config, log *slog.Logger, origins map[origin]bool, maps *sitemapRun) (*seedLoad, error) {
+	src := cfg.Seeds
+	l := &seedLoad{job: cfg.Job, log: log, origins: origins}
+	if maps != nil {
+		l.mark = maps.seedEntry
 	}
 	var r io.Reader
 	if len(src.Lines) > 0 {
@@ -89,7 +91,7 @@ func (c *crawler) openSeeds(ctx context.Context) (*seedLoad, error) {
 			return nil, fmt.Errorf("%w: seed file: %v", ErrUsage, err)
 		}
 		l.file = f
-		if err := l.fingerprint(c.db, src.Name); err != nil || l.skipped {
+		if err := l.fingerprint(db, src.Name); err != nil || l.skipped {
 			l.close()
 			return l, err
 		}
@@ -320,11 +322,11 @@ func parseOrigin(s string) (origin, bool) {
 	return origin{scheme, host, port}, true
 }
 
-// beatEvery returns what refreshes the crawl lock while the seeds load: a
-// heartbeat once frontier.Beat has passed since the last, called between
-// two batches. A lock taken over stops the loading. Like the heartbeat,
-// it goes by the wall clock, whatever clock paces the run.
-func (c *crawler) beatEvery(h frontier.Holder) func() error {
+// lockBeat returns what refreshes the crawl lock of run runID while the
+// seeds load: a heartbeat once frontier.Beat has passed since the last,
+// called between two batches. A lock taken over stops the loading. Like
+// the heartbeat, it goes by the wall clock, whatever clock paces the run.
+func lockBeat(db Store, h frontier.Holder, runID int64, log *slog.Logger) func() error {
 	last := time.Now()
 	return func() error {
 		now := time.Now()
@@ -332,33 +334,22 @@ func (c *crawler) beatEvery(h frontier.Holder) func() error {
 			return nil
 		}
 		last = now
-		err := c.db.Heartbeat(h, c.run.ID)
+		err := db.Heartbeat(h, runID)
 		if err != nil && !errors.Is(err, frontier.ErrLockLost) {
-			c.log.Warn("cannot refresh the crawl lock", "err", err)
+			log.Warn("cannot refresh the crawl lock", "err", err)
 			return nil
 		}
 		return err
 	}
 }
 
-// loadSeeds streams the seeds into the frontier a batch at a time,
-// beating between batches (a signal stops it between two batches), and
-// announces the pass.
-func (c *crawler) loadSeeds(ctx context.Context, l *seedLoad, h frontier.Holder, pass passStart) error {
-	if err := l.load(ctx, c.db, c.start, c.beatEvery(h)); err != nil {
-		return err
-	}
-	c.rejected = l.rejected()
-	return c.announcePass(pass.left, l.added, pass.lastRun)
-}
-
-// endLoad records that a run whose seeds could not be loaded ended: with
-// the signal's code when it was interrupted.
-func (c *crawler) endLoad(err error) {
+// endLoad records that run runID, whose seeds could not be loaded, ended
+// at now: with the signal's code when it was interrupted.
+func endLoad(db Store, runID int64, now time.Time, err error) {
 	code, summary := ExitFailure, "could not load the seeds: "+err.Error()
 	var intr *Interrupted
 	if errors.As(err, &intr) {
 		code, summary = intr.Code, "interrupted while loading the seeds"
 	}
-	c.db.EndRun(c.run.ID, c.clock.Now(), code, summary, nil)
+	db.EndRun(runID, now, code, summary, nil)
 }

@@ -40,10 +40,9 @@ type SitemapStats struct {
 // maxSitemapProblems is how many problems a sitemap's report keeps.
 const maxSitemapProblems = 5
 
-// sitemapFetched takes a sitemap's answer into the run: its statistics
+// fetched takes a sitemap's answer into the run: its statistics
 // and, when it was read, the entries it lists. It runs after apply.
-func (c *crawler) sitemapFetched(e frontier.Entry, r result, d decision, now time.Time) {
-	m := c.maps
+func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Time) {
 	from := "robots.txt"
 	if e.Kind == frontier.SitemapChild {
 		from = e.Parent
@@ -59,7 +58,7 @@ func (c *crawler) sitemapFetched(e frontier.Entry, r result, d decision, now tim
 	case d.outcome == outNotModified:
 		return
 	case d.outcome == outDone && r.sitemap != nil:
-		c.readSitemap(st, e, r.sitemap, now)
+		m.read(st, e, r.sitemap, now)
 	case d.outcome == outDone:
 		st.Error = "no body"
 	case d.reason != "":
@@ -71,10 +70,10 @@ func (c *crawler) sitemapFetched(e frontier.Entry, r result, d decision, now tim
 	}
 }
 
-// readSitemap queues what a sitemap lists: an index's sitemaps (one
+// read queues what a sitemap lists: an index's sitemaps (one
 // level), a urlset's or text sitemap's pages, each as the protocol and
 // --scope allow.
-func (c *crawler) readSitemap(st *SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
+func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
 	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
 	if err := res.Err(); err != nil {
 		st.Error = err.Error()
@@ -98,36 +97,36 @@ func (c *crawler) readSitemap(st *SitemapStats, e frontier.Entry, res *sitemap.R
 			return
 		}
 		for _, s := range res.Sitemaps {
-			u, ok := c.sitemapAllows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
+			u, ok := m.allows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
 			if ok {
-				c.maps.stats(u.String(), e.URL)
-				c.ledger.add(frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+				m.stats(u.String(), e.URL)
+				m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
 					Kind: frontier.SitemapChild, Priority: sitemapPriority, Depth: e.Depth, Parent: e.URL, NextAt: now})
 			}
 		}
 	case sitemap.URLSet, sitemap.Text:
 		for _, p := range res.URLs {
-			u, ok := c.sitemapAllows(st, from, p.Loc, func(u string, rs []string) error { return sitemap.CheckURL(u, listed, rs) })
+			u, ok := m.allows(st, from, p.Loc, func(u string, rs []string) error { return sitemap.CheckURL(u, listed, rs) })
 			if ok {
-				c.queueListed(e, u, p, now)
+				m.queueListed(e, u, p, now)
 			}
 		}
 	}
 }
 
-// sitemapAllows normalises a listed URL and applies check (the protocol's
+// allows normalises a listed URL and applies check (the protocol's
 // rule, with the Sitemap lines of the URL's host's robots.txt when this
 // run knows them) and --scope; it counts the URL as queued or refused.
-func (c *crawler) sitemapAllows(st *SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
+func (m *sitemapRun) allows(st *SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
 	u, err := normalizeURL(loc)
 	if err == nil {
 		var rs []string
-		if h := c.hosts.byKey[hostKey(u)]; h != nil && h.rb != nil {
+		if h := m.hosts.byKey[hostKey(u)]; h != nil && h.rb != nil {
 			rs = h.rb.Sitemaps()
 		}
 		err = check(u.String(), rs)
-		if err == nil && from != nil && !inScope(c.cfg.Scope, from, u) {
-			err = fmt.Errorf("outside --scope %s", c.cfg.Scope)
+		if err == nil && from != nil && !inScope(m.scope, from, u) {
+			err = fmt.Errorf("outside --scope %s", m.scope)
 		}
 	}
 	if err != nil {
@@ -144,12 +143,12 @@ func (c *crawler) sitemapAllows(st *SitemapStats, from *url.URL, loc string, che
 // queueListed queues a page a sitemap lists, with its priority and
 // lastmod; a known page takes the lastmod (in the frontier, and in the
 // host's buffer if it was taken already).
-func (c *crawler) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
-	ne := frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
+	ne := frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
 		Priority: p.SeedPriority(), Depth: e.Depth, Parent: e.URL, NextAt: now, LastMod: p.LastModUntil}
-	c.maps.listedBy[ne.URL] = e.URL
-	c.ledger.add(ne)
-	if h := c.hosts.byKey[ne.Host]; h != nil && !ne.LastMod.IsZero() {
+	m.listedBy[ne.URL] = e.URL
+	m.ledger.add(ne)
+	if h := m.hosts.byKey[ne.Host]; h != nil && !ne.LastMod.IsZero() {
 		for i := range h.buf {
 			if h.buf[i].URL == ne.URL {
 				h.buf[i].LastMod = ne.LastMod
@@ -183,10 +182,11 @@ func (m *sitemapRun) report() *SitemapReport {
 	return r
 }
 
-// sitemapExcluded notes a sitemap that robots.txt does not let polite read.
-func (c *crawler) sitemapExcluded(e frontier.Entry) {
-	if c.maps != nil && e.Kind != frontier.Page {
-		c.maps.stats(e.URL, "").Error = "not read: excluded by robots.txt"
+// excluded notes a sitemap that robots.txt does not let polite read. m
+// may be nil (no --sitemaps).
+func (m *sitemapRun) excluded(e frontier.Entry) {
+	if m != nil && e.Kind != frontier.Page {
+		m.stats(e.URL, "").Error = "not read: excluded by robots.txt"
 	}
 }
 

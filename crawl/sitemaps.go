@@ -3,6 +3,7 @@ package crawl
 import (
 	"compress/gzip"
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,9 +35,19 @@ func IsSitemapSeed(u *url.URL) bool {
 	return strings.Contains(strings.ToLower(path.Base(u.Path)), "sitemap")
 }
 
-// sitemapRun is what a run learns of sitemaps. Only the loop goroutine
-// touches it.
+// sitemapRun is what a run learns of sitemaps, and what it does with
+// them: it queues the sitemaps robots.txt names and the URLs a sitemap
+// lists (through the ledger), and finds the pages their lastmod lets the
+// run skip. Only the loop goroutine touches it.
 type sitemapRun struct {
+	job    string
+	scope  Scope
+	clock  Clock
+	log    *slog.Logger
+	ledger *ledger
+	hosts  *hostSet // robots.txt Sitemap lines, buffered entries
+	out    *outDir  // whether a page's body is on disk
+
 	seeds     map[origin]bool // the seeds' origins
 	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
 	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
@@ -47,8 +58,10 @@ type sitemapRun struct {
 
 // newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
 // which the seed loader fills before the first request.
-func newSitemapRun(seeds map[origin]bool) *sitemapRun {
-	return &sitemapRun{seeds: seeds, robotsFor: map[string]bool{},
+func newSitemapRun(c *crawler, seeds map[origin]bool) *sitemapRun {
+	return &sitemapRun{job: c.cfg.Job, scope: c.cfg.Scope, clock: c.clock, log: c.log,
+		ledger: c.ledger, hosts: c.hosts, out: c.out,
+		seeds: seeds, robotsFor: map[string]bool{},
 		byURL: map[string]*SitemapStats{}, listedBy: map[string]string{}}
 }
 
@@ -83,23 +96,22 @@ func (m *sitemapRun) seedEntry(e *frontier.Entry, u *url.URL) {
 }
 
 // robotsSitemaps queues the Sitemap lines of a seed host's robots.txt,
-// once a run, within --scope.
-func (c *crawler) robotsSitemaps(h *hostRun) {
-	m := c.maps
+// once a run, within --scope. m may be nil (no --sitemaps).
+func (m *sitemapRun) robotsSitemaps(h *hostRun) {
 	if m == nil || !m.isSeedHost(h.key) || m.robotsFor[h.key] || h.rb == nil {
 		return
 	}
 	m.robotsFor[h.key] = true
 	from := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	now := c.clock.Now()
+	now := m.clock.Now()
 	for _, line := range h.rb.Sitemaps() {
 		u, err := normalizeURL(line)
-		if err != nil || !inScope(c.cfg.Scope, from, u) {
-			c.log.Info("robots.txt sitemap not read", "host", h.key, "sitemap", clip(redactUserinfo(line), 200), "scope", c.cfg.Scope)
+		if err != nil || !inScope(m.scope, from, u) {
+			m.log.Info("robots.txt sitemap not read", "host", h.key, "sitemap", clip(redactUserinfo(line), 200), "scope", m.scope)
 			continue
 		}
 		m.stats(u.String(), "robots.txt")
-		c.ledger.add(frontier.Entry{Job: c.cfg.Job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+		m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
 			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
 	}
 }
@@ -153,9 +165,10 @@ func sitemapValidators(e frontier.Entry) http.Header {
 
 // unchangedBySitemap reports whether a page need not be requested: a
 // sitemap's lastmod for it is not after its last successful fetch, and
-// its body is on disk. It then records the page as not modified.
-func (c *crawler) unchangedBySitemap(e frontier.Entry) bool {
-	if c.maps == nil || e.Kind != frontier.Page || e.LastMod.IsZero() || e.File == "" {
+// its body is on disk. It then records the page as not modified. m may
+// be nil (no --sitemaps).
+func (m *sitemapRun) unchanged(e frontier.Entry) bool {
+	if m == nil || e.Kind != frontier.Page || e.LastMod.IsZero() || e.File == "" {
 		return false
 	}
 	var last time.Time
@@ -165,14 +178,14 @@ func (c *crawler) unchangedBySitemap(e frontier.Entry) bool {
 	if !sitemap.Unchanged(sitemap.Entry{Loc: e.URL, LastMod: e.LastMod, LastModUntil: e.LastMod}, last) {
 		return false
 	}
-	if _, err := c.out.root.Stat(e.File); err != nil {
+	if _, err := m.out.root.Stat(e.File); err != nil {
 		return false
 	}
-	by := c.maps.listedBy[e.URL]
+	by := m.listedBy[e.URL]
 	if by == "" {
 		by = e.Parent
 	}
-	c.maps.stats(by, "").Unchanged++
-	c.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
+	m.stats(by, "").Unchanged++
+	m.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
 	return true
 }

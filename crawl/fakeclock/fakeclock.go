@@ -19,6 +19,8 @@ type Clock struct {
 	timers   []*timer // pending, in no order
 	activity uint64   // calls so far: Auto waits for a quiet spell
 	inflight int      // requests in flight, as the run last said
+	watched  bool     // a run's loop says when it waits (Waiting)
+	waiting  bool     // the loop waits, as it last said
 }
 
 // New returns a clock standing at t0.
@@ -66,6 +68,11 @@ func (c *Clock) Advance(d time.Duration) {
 func (c *Clock) AdvanceToNext() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.advanceToNext()
+}
+
+// advanceToNext is AdvanceToNext; the caller holds c.mu.
+func (c *Clock) advanceToNext() bool {
 	c.activity++
 	if len(c.timers) == 0 {
 		return false
@@ -89,6 +96,17 @@ func (c *Clock) InFlight(n int) {
 	c.inflight = n
 }
 
+// Waiting is told by a crawl's loop when it starts and stops waiting (on
+// a result, a timer or a signal). Once a loop has said so, Auto moves the
+// clock only while the loop waits: a loop that is busy, however slowly
+// on a loaded machine, never sees time jump under it.
+func (c *Clock) Waiting(w bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity++
+	c.watched, c.waiting = true, w
+}
+
 // Pending returns how many timers wait to fire.
 func (c *Clock) Pending() int {
 	c.mu.Lock()
@@ -100,11 +118,19 @@ func (c *Clock) Pending() int {
 // it for quiet (real time) and the run has no request in flight: then
 // whoever waits, waits on time alone. A request in flight for slow (real
 // time, 200 x quiet: long enough that a loaded machine, not the
-// server, is never taken for a slow server) lets fake time pass too, so that a slow server meets
-// a --max-duration or a grace period as it would for real. The returned
-// func stops it; call it before the test ends.
+// server, is never taken for a slow server) lets fake time pass too, so
+// that a slow server meets a --max-duration or a grace period as it would
+// for real. Once a run's loop has said when it waits (Waiting), Auto moves
+// the clock only while it does. The returned func stops it; call it before
+// the test ends.
 func (c *Clock) Auto(quiet time.Duration) (stop func()) {
-	slow := 200 * quiet
+	return c.AutoSlow(quiet, 200*quiet)
+}
+
+// AutoSlow is Auto with the real time after which a request in flight
+// counts as slow given: a test whose server holds a request for seconds
+// of wall time on purpose lets fake time pass sooner.
+func (c *Clock) AutoSlow(quiet, slow time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -127,12 +153,13 @@ func (c *Clock) Auto(quiet time.Duration) (stop func()) {
 			}
 			quietFor += quiet
 			busy := c.inflight > 0
-			c.mu.Unlock()
-			if busy && quietFor < slow {
+			if (busy && quietFor < slow) || (c.watched && !c.waiting) {
+				c.mu.Unlock()
 				continue
 			}
-			c.AdvanceToNext()
-			c.mu.Lock()
+			// Checked and moved under one lock: the loop cannot stop
+			// waiting in between.
+			c.advanceToNext()
 			last, quietFor = c.activity, 0
 			c.mu.Unlock()
 		}

@@ -112,3 +112,34 @@ func TestAutoWaitsForRequestsInFlight(t *testing.T) {
 		t.Fatal("Auto never advanced past a slow request")
 	}
 }
+
+// TestAutoOnlyWhileTheLoopWaits: once a loop has said when it waits, Auto
+// leaves a pending timer alone for as long as the loop says it is busy,
+// however quiet the clock, and moves to it once the loop waits again.
+func TestAutoOnlyWhileTheLoopWaits(t *testing.T) {
+	c := New(t0)
+	c.Waiting(false) // the loop works: dispatching, handling results
+	stop := c.Auto(time.Millisecond)
+	defer stop()
+	tm := c.NewTimer(time.Hour)
+	// Far more quiet than Auto needs, with no request in flight: before
+	// Waiting, this was enough to move the clock an hour on.
+	for i := 0; i < 50; i++ {
+		time.Sleep(time.Millisecond)
+		if at, ok := fired(tm); ok {
+			t.Fatalf("the timer fired at %v while the loop was busy", at)
+		}
+	}
+	if got := c.Now(); !got.Equal(t0) {
+		t.Fatalf("Now = %v while the loop was busy, want %v", got, t0)
+	}
+	c.Waiting(true)
+	select {
+	case at := <-tm.C():
+		if !at.Equal(t0.Add(time.Hour)) {
+			t.Errorf("fired at %v, want %v", at, t0.Add(time.Hour))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Auto never advanced while the loop waited")
+	}
+}

@@ -50,16 +50,16 @@ func main() {
 
 // options are the command line.
 type options struct {
-	polite      string        // the binary for the throughput scenario
-	scale       float64       // time scale factor
-	quotaScale  float64       // the RateLimit scenario's scale, at most scale
-	window      time.Duration // unscaled length of a pacing run
-	only        map[string]bool
-	concurrency int  // --concurrency of the throughput scenario
-	hosts       int  // throughput origins
-	pages       int  // pages per throughput origin
-	warc        bool // also run the throughput scenario's polite with --warc
-	cpuprofile  string
+	polite        string        // the binary for the throughput scenario
+	scale         float64       // time scale factor
+	quotaScaleMax float64       // -ratelimit-scale: the RateLimit scenario's scale, at most scale
+	windowLen     time.Duration // -window: unscaled length of a pacing run
+	only          map[string]bool
+	concurrency   int  // --concurrency of the throughput scenario
+	hosts         int  // throughput origins
+	pages         int  // pages per throughput origin
+	warc          bool // also run the throughput scenario's polite with --warc
+	cpuprofile    string
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
@@ -72,8 +72,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var only string
 	fs.StringVar(&o.polite, "polite", "bin/polite", "polite binary for the throughput scenario")
 	fs.Float64Var(&o.scale, "scale", 10, "divide every pacing duration by this and multiply origin rates by it")
-	fs.Float64Var(&o.quotaScale, "ratelimit-scale", 6, "time scale of the RateLimit scenario (its headers count whole seconds)")
-	fs.DurationVar(&o.window, "window", 300*time.Second, "unscaled length of each pacing run")
+	fs.Float64Var(&o.quotaScaleMax, "ratelimit-scale", 6, "time scale of the RateLimit scenario (its headers count whole seconds)")
+	fs.DurationVar(&o.windowLen, "window", 300*time.Second, "unscaled length of each pacing run")
 	fs.StringVar(&only, "only", "", "comma-separated scenarios to run: "+strings.Join(scenarioKeys, ","))
 	fs.IntVar(&o.concurrency, "concurrency", 64, "--concurrency of the throughput scenario (and of its reference)")
 	fs.IntVar(&o.hosts, "hosts", 200, "origins in the throughput scenario")
@@ -87,9 +87,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	switch {
-	case o.scale < 1 || o.quotaScale < 1:
+	case o.scale < 1 || o.quotaScaleMax < 1:
 		return o, fmt.Errorf("-scale and -ratelimit-scale must be at least 1")
-	case o.window <= 0:
+	case o.windowLen <= 0:
 		return o, fmt.Errorf("-window must be positive")
 	case o.concurrency < 1 || o.hosts < 1 || o.pages < 1:
 		return o, fmt.Errorf("-concurrency, -hosts and -pages must be at least 1")
@@ -134,14 +134,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "polite-bench:", err)
 		return 1
 	}
-	b.print(stdout, time.Since(start))
+	b.print(stdout, o, time.Since(start))
 	return 0
 }
 
-// bench holds what the scenarios measured.
+// bench runs the scenarios and keeps what they measured in its table.
 type bench struct {
-	opts       options
-	log        io.Writer // progress lines
+	opts options
+	log  io.Writer // progress lines
+	table
+}
+
+// table is what the scenarios measured: the pacing rows, the throughput
+// and the seed loading figures; it prints them with the targets.
+type table struct {
 	rows       []row
 	throughput *throughputResult
 	seeds      *seedsResult

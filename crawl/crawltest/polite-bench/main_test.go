@@ -194,7 +194,7 @@ func TestParseFlags(t *testing.T) {
 		check   func(options) bool
 	}{
 		{"defaults", nil, false, func(o options) bool {
-			return o.scale == 10 && o.quotaScale == 6 && o.window == 300*time.Second && o.runs("bucket") && o.runs("throughput")
+			return o.scale == 10 && o.quotaScaleMax == 6 && o.windowLen == 300*time.Second && o.runs("bucket") && o.runs("throughput")
 		}},
 		{"only some", []string{"-only", "queue, second"}, false, func(o options) bool {
 			return o.runs("queue") && o.runs("second") && !o.runs("bucket")
@@ -218,7 +218,7 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestTargets(t *testing.T) {
-	b := &bench{opts: options{scale: 10, quotaScale: 2}}
+	b := &bench{opts: options{scale: 10, quotaScaleMax: 2}}
 	good := newRow("token bucket", "polite")
 	good.goodput, good.per100 = 0.96, 0.5
 	bad := newRow("second run", "polite")
@@ -226,7 +226,7 @@ func TestTargets(t *testing.T) {
 	other := newRow("token bucket", "plain AIMD")
 	other.goodput, other.per100 = 0.5, 13
 	b.rows = []row{good, other, bad}
-	got := strings.Join(b.targets(), "\n")
+	got := strings.Join(b.targets(b.opts), "\n")
 	for _, want := range []string{"token bucket (0s): goodput >= 0.95 of the limit, <= 1 429 per 100: met (0.960, 0.50)",
 		"second run: <= 1 429 in its first 30 requests: NOT met (3)"} {
 		if !strings.Contains(got, want) {

@@ -59,7 +59,7 @@ func (b *bench) nightlyOnce(ctx context.Context, cfg crawltest.Config, p policy)
 	// A night refills the origin's bucket; the clock's offset does not.
 	time.Sleep(scaleDur(2*time.Second, sc))
 
-	win := b.window(sc)
+	win := b.opts.window(sc)
 	second, err := crawlConfig(p, dir, "second", seedURLs(o.srv.URL, "/second/", urlsFor(cfg, win)), 1, win)
 	if err != nil {
 		return r, err
@@ -98,8 +98,8 @@ func (b *bench) coldStart(ctx context.Context) error {
 func (b *bench) twentyHostsLong(ctx context.Context) error {
 	sc := b.opts.scale
 	cfg := scaled(crawltest.Config{Rate: limitRate, Burst: 1, OmitRetryAfter: true}, sc)
-	win := b.window(sc) * longWindowFactor
-	name := fmt.Sprintf("%d hosts, %s", manyHosts, b.opts.window*longWindowFactor)
+	win := b.opts.window(sc) * longWindowFactor
+	name := fmt.Sprintf("%d hosts, %s", manyHosts, b.opts.windowLen*longWindowFactor)
 	p := policies(sc)[0]
 	b.progress("%s: %s, up to %s", name, p.name, win)
 	var short float64

@@ -272,7 +272,7 @@ func scaled(cfg crawltest.Config, scale float64) crawltest.Config {
 }
 
 // window is the real length of a pacing run at scale.
-func (b *bench) window(scale float64) time.Duration { return scaleDur(b.opts.window, scale) }
+func (o options) window(scale float64) time.Duration { return scaleDur(o.windowLen, scale) }
 
 // urlsFor is enough URLs per origin that no policy runs out in window.
 func urlsFor(cfg crawltest.Config, window time.Duration) int {
@@ -300,7 +300,7 @@ func scratch(n int, cfg crawltest.Config) (dir string, db *store.DB, origins []*
 // measure runs one policy against n fresh origins of cfg (already scaled
 // by scale) and returns its row.
 func (b *bench) measure(ctx context.Context, scenario string, n int, cfg crawltest.Config, perHost int, scale float64, p policy) (row, error) {
-	return b.measureWith(ctx, scenario, n, cfg, perHost, p, b.window(scale), nil)
+	return b.measureWith(ctx, scenario, n, cfg, perHost, p, b.opts.window(scale), nil)
 }
 
 // measureWith is measure over the real window win; after, when not nil,

@@ -18,7 +18,7 @@ import (
 // pacing runs themselves need little CPU.
 func (b *bench) eachPolicy(scenario string, scale float64, fn func(policy) (row, error)) error {
 	ps := policies(scale)
-	b.progress("%s: %d policies side by side, up to %s", scenario, len(ps), b.window(scale))
+	b.progress("%s: %d policies side by side, up to %s", scenario, len(ps), b.opts.window(scale))
 	rows := make([]row, len(ps))
 	errs := make([]error, len(ps))
 	var wg sync.WaitGroup
@@ -76,15 +76,16 @@ func (b *bench) queueing(ctx context.Context) error {
 // seconds, rounded up, and the time scale would make that rounding a
 // scale times larger share of the reset.
 func (b *bench) rateLimit(ctx context.Context) error {
-	sc := b.quotaScale()
+	sc := b.opts.quotaScale()
 	cfg := scaled(crawltest.Config{Rate: limitRate, Burst: quotaBurst, RateLimitHeaders: true, OmitRetryAfter: true}, sc)
-	return b.perPolicy(ctx, b.quotaScenario(), 1, cfg, 1, sc)
+	return b.perPolicy(ctx, b.opts.quotaScenario(), 1, cfg, 1, sc)
 }
 
-func (b *bench) quotaScale() float64 { return min(b.opts.scale, b.opts.quotaScale) }
+// quotaScale is the time scale of the RateLimit scenario.
+func (o options) quotaScale() float64 { return min(o.scale, o.quotaScaleMax) }
 
-func (b *bench) quotaScenario() string {
-	return fmt.Sprintf("RateLimit headers (1:%g)", b.quotaScale())
+func (o options) quotaScenario() string {
+	return fmt.Sprintf("RateLimit headers (1:%g)", o.quotaScale())
 }
 
 // twentyHosts runs its policies one after the other: at 20 hosts the
@@ -94,7 +95,7 @@ func (b *bench) twentyHosts(ctx context.Context) error {
 	cfg := scaled(crawltest.Config{Rate: limitRate, Burst: 1, OmitRetryAfter: true}, sc)
 	name := fmt.Sprintf("%d hosts at once", manyHosts)
 	for _, p := range policies(sc) {
-		b.progress("%s: %s, up to %s", name, p.name, b.window(sc))
+		b.progress("%s: %s, up to %s", name, p.name, b.opts.window(sc))
 		r, err := b.measure(ctx, name, manyHosts, cfg, 1, sc, p)
 		if err != nil {
 			return err
@@ -108,7 +109,7 @@ func (b *bench) twentyHosts(ctx context.Context) error {
 // with p, then resets the origin's counters; it returns the 429s the run
 // earned. The second-run scenarios start from what it left in db.
 func (b *bench) firstRun(ctx context.Context, cfg crawltest.Config, p policy, dir string, db *store.DB, o *origin) (int, error) {
-	firstWin := time.Duration(float64(b.window(b.opts.scale)) * firstRunShare)
+	firstWin := time.Duration(float64(b.opts.window(b.opts.scale)) * firstRunShare)
 	first, err := crawlConfig(p, dir, "first", seedURLs(o.srv.URL, "/first/", urlsFor(cfg, firstWin)), 1, firstWin)
 	if err != nil {
 		return 0, err
@@ -147,7 +148,7 @@ func (b *bench) secondRunOnce(ctx context.Context, cfg crawltest.Config, p polic
 	}
 
 	// Long enough for the fixed delay to reach the end of the URLs.
-	bound := max(b.window(sc), scaleDur(fixedDelay*secondURLs*3/2, sc))
+	bound := max(b.opts.window(sc), scaleDur(fixedDelay*secondURLs*3/2, sc))
 	second, err := crawlConfig(p, dir, "second", seedURLs(o.srv.URL, "/second/", secondURLs), 1, bound)
 	if err != nil {
 		return r, err

@@ -50,7 +50,7 @@ func (b *bench) shared(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	win := b.window(sc)
+	win := b.opts.window(sc)
 	ccfg, err := crawlConfig(p, dir, "shared", seedURLs(origins[0].srv.URL, "/doc/", urlsFor(cfg, win)), 1, win)
 	if err != nil {
 		return err

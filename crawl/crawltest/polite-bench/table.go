@@ -42,11 +42,10 @@ func intOrDash(n int) string {
 }
 
 // print writes the table, the throughput block and the targets.
-func (b *bench) print(w io.Writer, took time.Duration) {
-	o := b.opts
+func (b *table) print(w io.Writer, o options, took time.Duration) {
 	if len(b.rows) > 0 {
 		fmt.Fprintf(w, "pacing: time scale 1:%g (every pacing duration divided by %g, every origin rate multiplied by it);\n", o.scale, o.scale)
-		fmt.Fprintf(w, "the RateLimit scenario at 1:%g; each run up to %s unscaled (%s here, %s at 1:%g);\n", b.quotaScale(), o.window, b.window(o.scale), b.window(b.quotaScale()), b.quotaScale())
+		fmt.Fprintf(w, "the RateLimit scenario at 1:%g; each run up to %s unscaled (%s here, %s at 1:%g);\n", o.quotaScale(), o.windowLen, o.window(o.scale), o.window(o.quotaScale()), o.quotaScale())
 		fmt.Fprintf(w, "the policies of a scenario run side by side, 20 hosts one after the other; figures counted by the origins\n\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "scenario\tpolicy\tgoodput/limit\t429+503/100\tp50 lat/base\t429 in first %d\twall s\tnote\n", firstN)
@@ -66,14 +65,14 @@ func (b *bench) print(w io.Writer, took time.Duration) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "targets (polite):")
-	for _, l := range b.targets() {
+	for _, l := range b.targets(o) {
 		fmt.Fprintln(w, "  "+l)
 	}
 	fmt.Fprintf(w, "\nbench took %.0f s\n", took.Seconds())
 }
 
 // find returns the row of a scenario and policy.
-func (b *bench) find(scenario, policy string) (row, bool) {
+func (b *table) find(scenario, policy string) (row, bool) {
 	for _, r := range b.rows {
 		if r.scenario == scenario && r.policy == policy {
 			return r, true
@@ -91,14 +90,14 @@ func verdict(ok bool) string {
 
 // targets returns one line per target of the scenarios that ran (issue
 // 10's figures).
-func (b *bench) targets() []string {
+func (b *table) targets(o options) []string {
 	var out []string
 	add := func(scenario, format string, met func(row) bool, args func(row) []any) {
 		if r, ok := b.find(scenario, "polite"); ok {
 			out = append(out, fmt.Sprintf(format, append([]any{verdict(met(r))}, args(r)...)...))
 		}
 	}
-	add("token bucket", fmt.Sprintf("token bucket (%s): goodput >= 0.95 of the limit, <= 1 429 per 100: %%s (%%.3f, %%.2f)", b.opts.window),
+	add("token bucket", fmt.Sprintf("token bucket (%s): goodput >= 0.95 of the limit, <= 1 429 per 100: %%s (%%.3f, %%.2f)", o.windowLen),
 		func(r row) bool { return r.goodput >= 0.95 && r.per100 <= 1 },
 		func(r row) []any { return []any{r.goodput, r.per100} })
 	add(fmt.Sprintf("cold start (%s)", coldWindow), fmt.Sprintf("cold start (%s): goodput >= 0.85, <= 2 429: %%s (%%.3f, %%d)", coldWindow),
@@ -107,14 +106,14 @@ func (b *bench) targets() []string {
 	add("queueing", "queueing: goodput >= 0.90 of capacity, p50 latency <= 1.3x baseline: %s (%.3f, %.2fx, %.2f 503 per 100)",
 		func(r row) bool { return r.goodput >= 0.90 && r.latency <= 1.3 },
 		func(r row) []any { return []any{r.goodput, r.latency, r.per100} })
-	add(b.quotaScenario(), "RateLimit headers: 0 429, goodput >= 0.97 of the limit: %s (%d 429, %.3f)",
+	add(o.quotaScenario(), "RateLimit headers: 0 429, goodput >= 0.97 of the limit: %s (%d 429, %.3f)",
 		func(r row) bool { return r.refused == 0 && r.goodput >= 0.97 },
 		func(r row) []any { return []any{r.refused, r.goodput} })
-	add(fmt.Sprintf("%d hosts at once", manyHosts), fmt.Sprintf("%d hosts (%s): aggregate goodput >= 0.90 of the sum of limits: %%s (%%.3f)", manyHosts, b.opts.window),
+	add(fmt.Sprintf("%d hosts at once", manyHosts), fmt.Sprintf("%d hosts (%s): aggregate goodput >= 0.90 of the sum of limits: %%s (%%.3f)", manyHosts, o.windowLen),
 		func(r row) bool { return r.goodput >= 0.90 },
 		func(r row) []any { return []any{r.goodput} })
-	add(fmt.Sprintf("%d hosts, %s", manyHosts, b.opts.window*longWindowFactor),
-		fmt.Sprintf("%d hosts, long window: >= 0.95 over %s, >= 0.85 over its first %s: %%s (%%.3f, %%.3f)", manyHosts, b.opts.window*longWindowFactor, shortWindow),
+	add(fmt.Sprintf("%d hosts, %s", manyHosts, o.windowLen*longWindowFactor),
+		fmt.Sprintf("%d hosts, long window: >= 0.95 over %s, >= 0.85 over its first %s: %%s (%%.3f, %%.3f)", manyHosts, o.windowLen*longWindowFactor, shortWindow),
 		func(r row) bool { return r.goodput >= 0.95 && r.short >= 0.85 },
 		func(r row) []any { return []any{r.goodput, r.short} })
 	add("second run", fmt.Sprintf("second run: <= 1 429 in its first %d requests: %%s (%%d)", firstN),

@@ -1,4 +1,4 @@
-package crawl_test
+package e2etest
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,6 +42,33 @@ func rerunOrigin(t *testing.T, second *atomic.Bool) *httptest.Server {
 	return srv
 }
 
+// arrivals is a test server that counts the requests to each path as
+// they arrive, before its handler answers.
+type arrivals struct {
+	*httptest.Server
+	mu     sync.Mutex
+	byPath map[string]int
+}
+
+func countArrivals(t *testing.T, h http.Handler) *arrivals {
+	t.Helper()
+	a := &arrivals{byPath: map[string]int{}}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.byPath[r.URL.Path]++
+		a.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *arrivals) count(path string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.byPath[path]
+}
+
 func warcFiles(t *testing.T, out string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(out, "warc", "*.warc.gz"))
@@ -56,6 +84,7 @@ func warcFiles(t *testing.T, out string) []string {
 // for a 304 and for an unchanged 200, and a new response for a changed
 // page; a body over the limit is recorded cut, a gzip body decoded.
 func TestWarcCrawlAndRerun(t *testing.T) {
+	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
 		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
 	}
@@ -183,10 +212,11 @@ func mustBodyPath(t *testing.T, db *store.DB, job, u string) string {
 // the run that resumes the job writes a new file, and warcio.js reads
 // both, every fetch that finished a request and a response.
 func TestWarcInterruptedAndResumed(t *testing.T) {
+	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
 		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
 	}
-	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
+	srv := countArrivals(t, crawltest.New(crawltest.Config{}))
 	seeds := []string{srv.URL + "/first", srv.URL + "/slow/300", srv.URL + "/later/1", srv.URL + "/later/2"}
 	cfg := fastConfig(t, seeds...)
 	cfg.Warc, cfg.Grace = true, 10*time.Millisecond

@@ -1,8 +1,9 @@
-package crawl
+package browsertest
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"os"
 	"os/exec"
@@ -11,7 +12,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl"
 )
+
+// sampleReport is crawl's sample report (sampleReport in its tests), read
+// from the file crawl's TestSampleReportFile keeps equal to it.
+func sampleReport(t *testing.T) *crawl.Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "sample-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r crawl.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
 
 // chromium returns the headless browser to test report.html with, or "".
 func chromium() string {
@@ -35,7 +53,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var page bytes.Buffer
-	if err := sampleReport().WriteHTML(&page); err != nil {
+	if err := sampleReport(t).WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	report := filepath.Join(dir, "report.html")
@@ -134,10 +152,10 @@ func TestReportHTMLOrderInBrowser(t *testing.T) {
 		t.Skip("chromium is not installed (apt-get install chromium); the order is still checked statically by TestWriteHTML")
 	}
 	dir := t.TempDir()
-	r := sampleReport()
+	r := sampleReport(t)
 	// Calm hosts first in the report, the order a run may list them in.
 	api, docs, slow, never := r.Hosts[0], r.Hosts[1], r.Hosts[2], r.Hosts[3]
-	r.Hosts = []*HostStats{docs, never, slow, api}
+	r.Hosts = []*crawl.HostStats{docs, never, slow, api}
 	var page bytes.Buffer
 	if err := r.WriteHTML(&page); err != nil {
 		t.Fatal(err)
@@ -161,4 +179,30 @@ func TestReportHTMLOrderInBrowser(t *testing.T) {
 			t.Errorf("in the browser, hosts after %s come in order %q, want %q", part, got, want)
 		}
 	}
+}
+
+// hostOrder lists the hosts named in page after from, up to the next
+// section: in table rows (data-host) and timelines (aria-label). It is
+// crawl's hostOrder, which its TestWriteHTML uses on the page as written.
+func hostOrder(page, from string) []string {
+	i := strings.Index(page, from)
+	if i < 0 {
+		return nil
+	}
+	part := page[i:]
+	if end := strings.Index(part[1:], "<h2>"); end >= 0 {
+		part = part[:end+1]
+	}
+	var hosts []string
+	for _, attr := range []string{`data-host="`, `aria-label="timeline of `} {
+		for rest := part; ; {
+			j := strings.Index(rest, attr)
+			if j < 0 {
+				break
+			}
+			rest = rest[j+len(attr):]
+			hosts = append(hosts, rest[:strings.IndexByte(rest, '"')])
+		}
+	}
+	return hosts
 }

@@ -1,6 +1,6 @@
 //go:build !race
 
-package crawl_test
+package e2etest
 
 // raceEnabled says the tests run under the race detector.
 const raceEnabled = false

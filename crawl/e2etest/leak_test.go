@@ -1,4 +1,4 @@
-package crawl_test
+package e2etest
 
 import (
 	"context"
