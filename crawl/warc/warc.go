@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -57,10 +56,11 @@ type Writer struct {
 	dir    string
 	opts   Options
 	create func(path string) (file, error)
-	rec    []gowarc.WarcRecordOption
+	rec    []gowarc.WarcRecordOption // of records gowarc parses
+	fast   []gowarc.WarcRecordOption // of an exchange's records (see build)
 
 	mu     sync.Mutex
-	gz     *gzip.Writer // reused from record to record, under mu
+	gz     *gzipMember // reused from record to record, under mu
 	serial int
 	cur    *warcFile
 	closed bool
@@ -119,11 +119,11 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	gz, err := gzip.NewWriterLevel(nil, gzipLevel)
+	gz, err := newGzipMember()
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), gz: gz}
+	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), fast: exchangeOptions(), gz: gz}
 	if err := w.startFile(); err != nil {
 		return nil, err
 	}
