@@ -6,11 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -225,45 +223,6 @@ func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
 }
 
 func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// gzipLevel is the compression of every record: gzip's fastest level.
-// Records are compressed one at a time under the Writer's lock, and at a
-// thousand pages a second the default level cost the crawl a quarter of
-// its throughput for files about a tenth smaller.
-const gzipLevel = gzip.BestSpeed
-
-var marshaler = gowarc.NewMarshaler()
-
-// gzipMember compresses one record at a time as a gzip member. Its
-// ReadFrom copies a record's block through a buffer kept from record to
-// record, where io.Copy would allocate 32 KiB for each.
-type gzipMember struct {
-	gz  *gzip.Writer
-	buf []byte
-}
-
-func newGzipMember() (*gzipMember, error) {
-	gz, err := gzip.NewWriterLevel(nil, gzipLevel)
-	if err != nil {
-		return nil, err
-	}
-	return &gzipMember{gz: gz, buf: make([]byte, 32<<10)}, nil
-}
-
-func (m *gzipMember) Write(p []byte) (int, error) { return m.gz.Write(p) }
-
-func (m *gzipMember) ReadFrom(r io.Reader) (int64, error) {
-	return io.CopyBuffer(struct{ io.Writer }{m.gz}, r, m.buf)
-}
-
-// gzipRecord writes r to out as one gzip member, with m.
-func gzipRecord(m *gzipMember, out io.Writer, r gowarc.WarcRecord) error {
-	m.gz.Reset(out)
-	if _, _, err := marshaler.Marshal(m, r, 0); err != nil {
-		return err
-	}
-	return m.gz.Close()
-}
 
 // PayloadDigest is the WARC-Payload-Digest a record of payload gets:
 // "sha256:" and the digest in lower-case base 16. A caller compares it

@@ -214,6 +214,10 @@ func TestRotation(t *testing.T) {
 			if r.typ == "warcinfo" {
 				t.Errorf("%s: a second warcinfo", f)
 			}
+			// The first fetch of a new file was compressed for the last.
+			if got, want := r.get("WARC-Warcinfo-ID"), recs[0].get("WARC-Record-ID"); got != want {
+				t.Errorf("%s: %s record names warcinfo %s, want its file's %s", f, r.typ, got, want)
+			}
 		}
 		total += (len(recs) - 1) / 2
 		// A file ends with the fetch that takes it to MaxSize: all but the
