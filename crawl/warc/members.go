@@ -3,7 +3,7 @@ package warc
 import (
 	"bytes"
 	"io"
-	"sync"
+	"runtime"
 
 	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
@@ -34,16 +34,33 @@ func newMembers() *members {
 	return &members{gz: gz, copy: make([]byte, 32<<10)}
 }
 
-var memberPool = sync.Pool{New: func() any { return newMembers() }}
+// encoders lends out members to compress fetches with, at most one per
+// CPU: more would only wait for a CPU, and each holds a gzip writer of
+// about 800 KB. They are made as first needed.
+type encoders chan *members
 
-func getMembers() *members { return memberPool.Get().(*members) }
-
-// putMembers keeps m for another fetch, unless it grew past 1 MiB
-// holding a large one.
-func putMembers(m *members) {
-	if m.buf.Cap() <= 1<<20 {
-		memberPool.Put(m)
+func newEncoders() encoders {
+	e := make(encoders, runtime.GOMAXPROCS(0))
+	for range cap(e) {
+		e <- nil
 	}
+	return e
+}
+
+// get waits for a free members.
+func (e encoders) get() *members {
+	if m := <-e; m != nil {
+		return m
+	}
+	return newMembers()
+}
+
+// put gives m back, without the buffer of a large fetch.
+func (e encoders) put(m *members) {
+	if m.buf.Cap() > 1<<20 {
+		m.buf = bytes.Buffer{}
+	}
+	e <- m
 }
 
 // encode compresses recs into m, each naming the warcinfo record info

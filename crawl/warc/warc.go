@@ -60,6 +60,7 @@ type Writer struct {
 	fast   []gowarc.WarcRecordOption // of an exchange's records (see build)
 
 	mu     sync.Mutex
+	enc    encoders // compress fetches
 	gz     *members // compresses the warcinfo records, under mu
 	serial int
 	// info is the WARC-Record-ID of the current file's warcinfo, which
@@ -121,7 +122,7 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), fast: exchangeOptions(), gz: newMembers()}
+	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), fast: exchangeOptions(), enc: newEncoders(), gz: newMembers()}
 	if err := w.startFile(); err != nil {
 		return nil, err
 	}
@@ -227,8 +228,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // was begun meanwhile: fetches compress side by side, and only append in
 // turn.
 func (w *Writer) write(recs []gowarc.WarcRecord, index func(wf *warcFile, spans []span)) error {
-	m := getMembers()
-	defer putMembers(m)
+	m := w.enc.get()
+	defer w.enc.put(m)
 	info := ""
 	if p := w.info.Load(); p != nil {
 		info = *p
