@@ -58,14 +58,14 @@ type Writer struct {
 	create func(path string) (file, error)
 	rec    []gowarc.WarcRecordOption // of records gowarc parses
 	fast   []gowarc.WarcRecordOption // of an exchange's records (see build)
+	enc    encoders                  // compress fetches, before mu is taken
+	// info is the WARC-Record-ID of the current file's warcinfo, which a
+	// fetch's records name, read before mu is taken.
+	info atomic.Pointer[string]
 
 	mu     sync.Mutex
-	enc    encoders // compress fetches
 	gz     *members // compresses the warcinfo records, under mu
 	serial int
-	// info is the WARC-Record-ID of the current file's warcinfo, which
-	// a fetch's records name, read without the lock.
-	info   atomic.Pointer[string]
 	cur    *warcFile
 	closed bool
 }
