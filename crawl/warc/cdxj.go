@@ -72,8 +72,10 @@ func statusCode(head []byte) int {
 // headerValue is the first value of the header field name (lower case)
 // in an HTTP head, "" when absent.
 func headerValue(head []byte, name string) string {
-	lines := bytes.Split(head, []byte("\n"))
-	for _, line := range lines[1:] {
+	_, rest, _ := bytes.Cut(head, []byte("\n")) // the status line
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		k, v, ok := bytes.Cut(line, []byte(":"))
 		if ok && strings.EqualFold(string(bytes.TrimSpace(k)), name) {
 			return string(bytes.TrimSpace(v))
@@ -91,7 +93,11 @@ func surt(raw string) string {
 	if !strings.HasPrefix(raw, "http:") && !strings.HasPrefix(raw, "https:") {
 		return raw
 	}
-	u, err := url.Parse(strings.ToLower(wwwRE.ReplaceAllString(raw, "$1")))
+	noWWW := raw
+	if strings.Contains(raw, "://www") {
+		noWWW = wwwRE.ReplaceAllString(raw, "$1")
+	}
+	u, err := url.Parse(strings.ToLower(noWWW))
 	if err != nil || u.Host == "" {
 		return raw
 	}

@@ -3,8 +3,10 @@ package warc
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +17,7 @@ import (
 // itself) are not in it.
 func RequestHead(req *http.Request) []byte {
 	var b bytes.Buffer
-	r := req.Clone(req.Context())
+	r := *req // Write reads the fields it needs and changes none
 	r.Body, r.GetBody, r.ContentLength = nil, nil, 0
 	if err := r.Write(&b); err != nil {
 		// Write fails only on a bad URL or header, which Do refused first;
@@ -35,21 +37,22 @@ func ResponseHead(resp *http.Response) []byte {
 	var b bytes.Buffer
 	status := resp.Status
 	if status == "" {
-		status = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+		status = strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
 	}
-	fmt.Fprintf(&b, "%s %s\r\n", resp.Proto, status)
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range resp.Header {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	b.WriteString(resp.Proto + " " + status + "\r\n")
+	for _, k := range slices.Sorted(maps.Keys(resp.Header)) {
 		for _, v := range resp.Header[k] {
-			v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
-			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+			if strings.ContainsAny(v, "\r\n") {
+				v = lineBreaks.Replace(v)
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(v)
+			b.WriteString("\r\n")
 		}
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()
 }
+
+var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ")

@@ -40,3 +40,26 @@ func TestHeads(t *testing.T) {
 		t.Errorf("ResponseHead:\n got %q\nwant %q", got, want)
 	}
 }
+
+// BenchmarkHeads: the request and response heads of one fetch, as the
+// crawl rebuilds them for every page.
+func BenchmarkHeads(b *testing.B) {
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:8080/page/7", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("User-Agent", "polite/test (+https://example.org/polite)")
+	req.Header.Set("Accept-Encoding", "gzip, deflate")
+	resp := &http.Response{Status: "200 OK", StatusCode: 200, Proto: "HTTP/1.1", Request: req, Header: http.Header{
+		"Content-Type":   {"text/html; charset=utf-8"},
+		"Content-Length": {"212"},
+		"Date":           {"Mon, 30 Nov 2026 12:00:00 GMT"},
+		"Last-Modified":  {"Mon, 30 Nov 2026 11:00:00 GMT"},
+		"Etag":           {`"p7"`},
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		RequestHead(req)
+		ResponseHead(resp)
+	}
+}

@@ -6,13 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -85,28 +81,13 @@ type Revisit struct {
 	Ref Ref
 }
 
-// digestAlgorithm is the digest of every record: SHA-256 in base 16, as
-// WARC 1.1 suggests and warcio writes.
-const digestAlgorithm = "sha256"
-
-func recordOptions() []gowarc.WarcRecordOption {
-	return []gowarc.WarcRecordOption{
-		gowarc.WithVersion(gowarc.V1_1),
-		gowarc.WithDefaultDigestAlgorithm(digestAlgorithm),
-		gowarc.WithAddMissingDigest(true),
-		// A server's odd bytes are kept, not judged: the block is what came.
-		gowarc.WithBlockErrorPolicy(gowarc.ErrIgnore),
-		gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore),
-	}
-}
-
 // WriteExchange writes a request record and a response record, tied by
 // WARC-Concurrent-To, and returns the response's Capture.
 func (w *Writer) WriteExchange(ex Exchange) (Capture, error) {
 	if err := ex.check(); err != nil {
 		return Capture{}, err
 	}
-	req, resp, err := w.buildPair(ex, gowarc.Response, ex.Payload)
+	req, resp, err := w.buildPair(ex, ex.Payload, false)
 	if err != nil {
 		return Capture{}, err
 	}
@@ -135,7 +116,7 @@ func (w *Writer) WriteRevisit(rv Revisit) (Capture, error) {
 	if rv.Profile == NotModified {
 		payload = nil
 	}
-	req, resp, err := w.buildPair(rv.Exchange, gowarc.Response, payload)
+	req, resp, err := w.buildPair(rv.Exchange, payload, true)
 	if err != nil {
 		return Capture{}, err
 	}
@@ -179,45 +160,6 @@ func (ex *Exchange) check() error {
 		return fmt.Errorf("warc: URL %q has white space", ex.URL)
 	}
 	return nil
-}
-
-// buildPair builds the request record and a record of type typ holding
-// the response head and payload.
-func (w *Writer) buildPair(ex Exchange, typ gowarc.RecordType, payload []byte) (req, resp gowarc.WarcRecord, err error) {
-	req, err = w.build(gowarc.Request, ex, "application/http;msgtype=request", ex.Request)
-	if err != nil {
-		return nil, nil, err
-	}
-	resp, err = w.build(typ, ex, "application/http;msgtype=response", ex.ResponseHead, payload)
-	if err != nil {
-		req.Close()
-		return nil, nil, err
-	}
-	req.WarcHeader().AddId(gowarc.WarcConcurrentTo, resp.RecordId())
-	resp.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.RecordId())
-	return req, resp, nil
-}
-
-func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, block ...[]byte) (gowarc.WarcRecord, error) {
-	b, id := newBuilder(typ, w.rec)
-	b.AddWarcHeader(gowarc.WarcRecordID, id)
-	b.AddWarcHeader(gowarc.WarcDate, formatDate(ex.Date))
-	b.AddWarcHeader(gowarc.WarcTargetURI, ex.URL)
-	if ex.IP != "" {
-		b.AddWarcHeader(gowarc.WarcIPAddress, ex.IP)
-	}
-	b.AddWarcHeader(gowarc.ContentType, contentType)
-	for _, p := range block {
-		if _, err := b.Write(p); err != nil {
-			b.Close()
-			return nil, fmt.Errorf("warc: %s record of %s: %w", typ, ex.URL, err)
-		}
-	}
-	r, _, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("warc: %s record of %s: %w", typ, ex.URL, err)
-	}
-	return r, nil
 }
 
 // writePair writes req and resp together and indexes resp.
@@ -281,35 +223,6 @@ func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
 }
 
 func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// uuidMu serialises gowarc.NewRecordBuilder, which switches on
-// google/uuid's random pool each time it is called by writing a global
-// without a lock, with the reads of that global by uuid.NewString.
-var uuidMu sync.Mutex
-
-// newBuilder is a record builder and a fresh WARC-Record-ID for it.
-func newBuilder(typ gowarc.RecordType, opts []gowarc.WarcRecordOption) (gowarc.WarcRecordBuilder, string) {
-	uuidMu.Lock()
-	defer uuidMu.Unlock()
-	return gowarc.NewRecordBuilder(typ, opts...), "<urn:uuid:" + uuid.NewString() + ">"
-}
-
-// gzipLevel is the compression of every record: gzip's fastest level.
-// Records are compressed one at a time under the Writer's lock, and at a
-// thousand pages a second the default level cost the crawl a quarter of
-// its throughput for files about a tenth smaller.
-const gzipLevel = gzip.BestSpeed
-
-var marshaler = gowarc.NewMarshaler()
-
-// gzipRecord writes r to out as one gzip member, with gz (reset to out).
-func gzipRecord(gz *gzip.Writer, out io.Writer, r gowarc.WarcRecord) error {
-	gz.Reset(out)
-	if _, _, err := marshaler.Marshal(gz, r, 0); err != nil {
-		return err
-	}
-	return gz.Close()
-}
 
 // PayloadDigest is the WARC-Payload-Digest a record of payload gets:
 // "sha256:" and the digest in lower-case base 16. A caller compares it

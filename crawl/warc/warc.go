@@ -8,7 +8,6 @@
 package warc
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +15,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -57,10 +56,15 @@ type Writer struct {
 	dir    string
 	opts   Options
 	create func(path string) (file, error)
-	rec    []gowarc.WarcRecordOption
+	rec    []gowarc.WarcRecordOption // of records gowarc parses
+	fast   []gowarc.WarcRecordOption // of an exchange's records (see build)
+	enc    encoders                  // compress fetches, before mu is taken
+	// info is the WARC-Record-ID of the current file's warcinfo, which a
+	// fetch's records name, read before mu is taken.
+	info atomic.Pointer[string]
 
 	mu     sync.Mutex
-	gz     *gzip.Writer // reused from record to record, under mu
+	gz     *members // compresses the warcinfo records, under mu
 	serial int
 	cur    *warcFile
 	closed bool
@@ -83,7 +87,6 @@ type warcFile struct {
 	size   int64  // bytes on disk, all of them whole records
 	infoID string
 	index  []cdxLine
-	bw     *bufio.Writer
 	cw     countingWriter
 	// broken: a failed record could not be cut back; nothing more is
 	// written to this file.
@@ -119,11 +122,7 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	gz, err := gzip.NewWriterLevel(nil, gzipLevel)
-	if err != nil {
-		return nil, fmt.Errorf("warc: %w", err)
-	}
-	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), gz: gz}
+	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), fast: exchangeOptions(), enc: newEncoders(), gz: newMembers()}
 	if err := w.startFile(); err != nil {
 		return nil, err
 	}
@@ -152,10 +151,13 @@ func (w *Writer) startFile() error {
 		}
 		wf := &warcFile{f: f, path: path, name: name}
 		wf.cw.w = f
-		wf.bw = bufio.NewWriterSize(&wf.cw, 64<<10)
 		info, err := w.warcinfo(name)
 		if err == nil {
-			_, err = w.writeRecords(wf, info)
+			if err = w.gz.encode("", info); err == nil {
+				_, err = w.writeMembers(wf, w.gz)
+			} else {
+				err = fmt.Errorf("warc: write %s: %w", path, err)
+			}
 			info.Close()
 		}
 		if err != nil {
@@ -165,37 +167,28 @@ func (w *Writer) startFile() error {
 		}
 		wf.infoID = info.RecordId()
 		w.cur = wf
+		w.info.Store(&wf.infoID)
 		return nil
 	}
 }
 
-// writeRecords writes recs at the end of wf, each its own gzip member,
-// and returns each one's offset and length on disk. Either all of them
-// are written, or wf is cut back to where it was and the error returned.
-func (w *Writer) writeRecords(wf *warcFile, recs ...gowarc.WarcRecord) ([]span, error) {
+// writeMembers appends the records in m to wf and returns each one's
+// offset and length on disk. Either all of them are written, or wf is cut
+// back to where it was and the error returned.
+func (w *Writer) writeMembers(wf *warcFile, m *members) ([]span, error) {
 	start := wf.size
-	spans := make([]span, 0, len(recs))
-	at := start
-	err := func() error {
-		for _, r := range recs {
-			if wf.infoID != "" {
-				r.WarcHeader().SetId(gowarc.WarcWarcinfoID, wf.infoID)
-			}
-			if err := gzipRecord(w.gz, wf.bw, r); err != nil {
-				return err
-			}
-			end := start + wf.cw.n + int64(wf.bw.Buffered())
-			spans = append(spans, span{offset: at, length: end - at})
-			at = end
-		}
-		return wf.bw.Flush()
-	}()
+	_, err := wf.cw.Write(m.buf.Bytes())
 	if err == nil {
 		wf.size = start + wf.cw.n
 		wf.cw.n = 0
+		spans := make([]span, len(m.ends))
+		at := 0
+		for i, end := range m.ends {
+			spans[i] = span{offset: start + int64(at), length: int64(end - at)}
+			at = end
+		}
 		return spans, nil
 	}
-	wf.bw.Reset(&wf.cw)
 	wf.cw.n = 0
 	if terr := cutBack(wf.f, start); terr != nil {
 		wf.broken = true
@@ -229,8 +222,19 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // write writes one fetch's records into the current file, starting the
-// next file first when the current one is full, and indexes them.
+// next file first when the current one is full, and indexes them. The
+// records are compressed before the lock is taken, naming the current
+// file's warcinfo, and again under it in the rare case that a new file
+// was begun meanwhile: fetches compress side by side, and only append in
+// turn.
 func (w *Writer) write(recs []gowarc.WarcRecord, index func(wf *warcFile, spans []span)) error {
+	m := w.enc.get()
+	defer w.enc.put(m)
+	info := ""
+	if p := w.info.Load(); p != nil {
+		info = *p
+	}
+	encErr := m.encode(info, recs...)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -246,7 +250,13 @@ func (w *Writer) write(recs []gowarc.WarcRecord, index func(wf *warcFile, spans 
 			return err
 		}
 	}
-	spans, err := w.writeRecords(w.cur, recs...)
+	if encErr == nil && m.info != w.cur.infoID {
+		encErr = m.encode(w.cur.infoID, recs...)
+	}
+	if encErr != nil {
+		return fmt.Errorf("warc: write %s: %w", w.cur.path, encErr)
+	}
+	spans, err := w.writeMembers(w.cur, m)
 	if err != nil && w.cur.broken {
 		// Its index still lists only whole records.
 		return errors.Join(err, w.finishFile())

@@ -257,7 +257,7 @@ func TestWARCIOCatchesBadDigests(t *testing.T) {
 	dir := t.TempDir()
 	w := mustOpen(t, dir, testOptions())
 	ex := exchange("http://127.0.0.1:8080/", t0, 200, "the real page")
-	req, resp, err := w.buildPair(ex, gowarc.Response, ex.Payload)
+	req, resp, err := w.buildPair(ex, ex.Payload, false)
 	if err != nil {
 		t.Fatal(err)
 	}

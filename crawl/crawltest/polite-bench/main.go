@@ -3,7 +3,7 @@
 // the same run:
 //
 //	polite-bench [-polite bin/polite] [-scale 10] [-window 300s] [-only LIST]
-//	             [-concurrency 64] [-cpuprofile FILE]
+//	             [-concurrency 64] [-cpuprofile FILE [-cpuprofile-warc]]
 //
 // The pacing scenarios (a token bucket, a cold start over 40 s, a queueing
 // host, a host that sends RateLimit headers, twenty hosts at once and over
@@ -60,6 +60,7 @@ type options struct {
 	pages         int  // pages per throughput origin
 	warc          bool // also run the throughput scenario's polite with --warc
 	cpuprofile    string
+	profileWarc   bool // the -cpuprofile crawl writes WARC files too
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
@@ -80,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.pages, "pages", 20, "pages per origin in the throughput scenario")
 	fs.BoolVar(&o.warc, "warc", true, "also run polite with --warc in the throughput scenario")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
+	fs.BoolVar(&o.profileWarc, "cpuprofile-warc", false, "the -cpuprofile crawl writes WARC files too, as --warc does")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -338,6 +338,7 @@ func inProcess(ctx context.Context, o options, dir string, urls []string, origin
 	cfg.Job, cfg.OutDir, cfg.UserAgent = "throughput", filepath.Join(dir, "out"), userAgent
 	cfg.Pace.Floor, cfg.Pace.Start, cfg.Pace.Decrease = 0, 0, 0
 	cfg.Concurrency, cfg.MaxDuration = o.concurrency, throughputTimeout
+	cfg.Warc = o.profileWarc
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.Seeds = crawl.SeedLines("seeds", urls...)
 	dbPath := filepath.Join(dir, "polite.db")
