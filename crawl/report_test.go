@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // sampleReport is a run with every kind of host the reports show: one
@@ -226,7 +228,7 @@ func TestWriteHTML(t *testing.T) {
 	CheckReportHTML(t, b.Bytes(), order)
 	page := b.String()
 	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
-		if got := hostOrder(page, part); !slices.Equal(got, order) {
+		if got := crawltest.HostOrder(page, part); !slices.Equal(got, order) {
 			t.Errorf("hosts after %s in order %q, want by trouble %q", part, got, order)
 		}
 	}
@@ -248,32 +250,6 @@ func TestWriteHTML(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-}
-
-// hostOrder returns the hosts in the order page shows them in the part
-// that starts at the first occurrence of from: table rows (data-host) or
-// timelines (aria-label).
-func hostOrder(page, from string) []string {
-	i := strings.Index(page, from)
-	if i < 0 {
-		return nil
-	}
-	part := page[i:]
-	if end := strings.Index(part[1:], "<h2>"); end >= 0 {
-		part = part[:end+1]
-	}
-	var hosts []string
-	for _, attr := range []string{`data-host="`, `aria-label="timeline of `} {
-		for rest := part; ; {
-			j := strings.Index(rest, attr)
-			if j < 0 {
-				break
-			}
-			rest = rest[j+len(attr):]
-			hosts = append(hosts, rest[:strings.IndexByte(rest, '"')])
-		}
-	}
-	return hosts
 }
 
 // CheckReportHTML fails t unless page is a well-formed HTML document that

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
 // sampleReport is crawl's sample report (sampleReport in its tests), read
@@ -175,34 +176,8 @@ func TestReportHTMLOrderInBrowser(t *testing.T) {
 	}
 	want := []string{"api.example.org", "slow.example.net", "never.example.com:8443", "docs.example.org"}
 	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
-		if got := hostOrder(dom.String(), part); !slices.Equal(got, want) {
+		if got := crawltest.HostOrder(dom.String(), part); !slices.Equal(got, want) {
 			t.Errorf("in the browser, hosts after %s come in order %q, want %q", part, got, want)
 		}
 	}
-}
-
-// hostOrder lists the hosts named in page after from, up to the next
-// section: in table rows (data-host) and timelines (aria-label). It is
-// crawl's hostOrder, which its TestWriteHTML uses on the page as written.
-func hostOrder(page, from string) []string {
-	i := strings.Index(page, from)
-	if i < 0 {
-		return nil
-	}
-	part := page[i:]
-	if end := strings.Index(part[1:], "<h2>"); end >= 0 {
-		part = part[:end+1]
-	}
-	var hosts []string
-	for _, attr := range []string{`data-host="`, `aria-label="timeline of `} {
-		for rest := part; ; {
-			j := strings.Index(rest, attr)
-			if j < 0 {
-				break
-			}
-			rest = rest[j+len(attr):]
-			hosts = append(hosts, rest[:strings.IndexByte(rest, '"')])
-		}
-	}
-	return hosts
 }
