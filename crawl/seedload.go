@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -193,18 +192,6 @@ func (l *seedLoad) fill(ctx context.Context) error {
 	return nil
 }
 
-// seedTxBatches is how many batches share one transaction when the
-// Store can (loadTx): fewer rewrites of the same index pages.
-const seedTxBatches = 10
-
-// loadTx is what a Store may add so that the Enqueue calls of a seed
-// load share a transaction: BeginLoad starts one, EndLoad commits it.
-// Nothing else writes in between.
-type loadTx interface {
-	BeginLoad() error
-	EndLoad() error
-}
-
 // load enqueues the batch in hand and every batch after it, then stores
 // the file's fingerprint. ctx ending stops it between batches; what was
 // enqueued is kept.
@@ -286,34 +273,6 @@ func (l *seedLoad) enqueue(db Store, now time.Time) error {
 	l.added += n
 	l.batch = l.batch[:0]
 	return err
-}
-
-// byHost returns es in the order of their hosts' names, each host's
-// entries in their order in es, in out's memory: a stable sort by host,
-// which moves each entry once.
-func byHost(es, out []frontier.Entry) []frontier.Entry {
-	at := map[string]int{}
-	for i := range es {
-		at[es[i].Host]++
-	}
-	hosts := make([]string, 0, len(at))
-	for h := range at {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	next := 0
-	for _, h := range hosts {
-		n := at[h]
-		at[h] = next
-		next += n
-	}
-	out = slices.Grow(out[:0], len(es))[:len(es)]
-	for i := range es {
-		k := at[es[i].Host]
-		out[k] = es[i]
-		at[es[i].Host] = k + 1
-	}
-	return out
 }
 
 // read returns how many valid seed lines were read.
