@@ -60,6 +60,7 @@ type seedLoad struct {
 	fp      frontier.SeedSource // stored once everything is enqueued; Job "" for text
 	store   bool                // fp is to be stored
 	batch   []Seed
+	urls    []*url.URL // batch's URLs as the reader parsed them
 	entries []frontier.Entry
 	sorted  []frontier.Entry                // entries, host by host
 	origins map[origin]bool                 // the dial policy's: what the seeds exempt
@@ -176,7 +177,7 @@ func fileSHA256(f *os.File) (string, error) {
 
 // fill reads the next batch of seeds, stopping early when ctx ends.
 func (l *seedLoad) fill(ctx context.Context) error {
-	l.batch = l.batch[:0]
+	l.batch, l.urls = l.batch[:0], l.urls[:0]
 	for len(l.batch) < seedBatch && !l.eof {
 		if len(l.batch)%1024 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -188,6 +189,7 @@ func (l *seedLoad) fill(ctx context.Context) error {
 			return l.sr.Err()
 		}
 		l.batch = append(l.batch, s)
+		l.urls = append(l.urls, l.sr.parsed)
 	}
 	return nil
 }
@@ -251,10 +253,13 @@ func (l *seedLoad) load(ctx context.Context, db Store, now time.Time, beat func(
 // enqueue puts the batch in hand into the frontier in one transaction.
 func (l *seedLoad) enqueue(db Store, now time.Time) error {
 	es := l.entries[:0]
-	for _, s := range l.batch {
-		u, err := url.Parse(s.URL)
-		if err != nil {
-			continue // the reader normalised it
+	for i, s := range l.batch {
+		u := l.urls[i] // the reader's parse of s.URL, or nil
+		if u == nil {
+			var err error
+			if u, err = url.Parse(s.URL); err != nil {
+				continue // the reader normalised it
+			}
 		}
 		l.origins[originOf(u)] = true
 		e := frontier.Entry{Job: l.job, URL: s.URL, Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}

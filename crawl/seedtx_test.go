@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,5 +86,33 @@ func TestSeedLoadTransactions(t *testing.T) {
 	}
 	if counts, err := db.Counts("j"); err != nil || counts[frontier.Queued] != lines || l.added != lines {
 		t.Errorf("queued %v (%v), added %d; want %d", counts, err, l.added, lines)
+	}
+}
+
+// TestSeedParsedMatchesItsURL: the parsed URL the reader hands the
+// loader with each seed (origin, host key, sitemap or not) is its URL's.
+func TestSeedParsedMatchesItsURL(t *testing.T) {
+	t.Parallel()
+	lines := "\ufeffHTTP://Example.COM:80/a/../Sitemap.xml\n" +
+		"https://[::1]:8443/%7Euser/x%2fy?b=1&a=%41 3\n" +
+		"http://xn--bcher-kva.example/b%C3%BCcher#frag\n" +
+		"not a url\n" +
+		"http://127.0.0.1:9/./p//q?\n"
+	sr := NewSeedReader("t", strings.NewReader(lines))
+	n := 0
+	for s, ok := sr.Next(); ok; s, ok = sr.Next() {
+		n++
+		p := sr.parsed
+		if p == nil {
+			continue // the loader parses it
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || p.String() != s.URL || originOf(p) != originOf(u) ||
+			hostKey(p) != hostKey(u) || p.Path != u.Path || IsSitemapSeed(p) != IsSitemapSeed(u) {
+			t.Errorf("seed %q comes with %#v, its URL parses as %#v (%v)", s.URL, p, u, err)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d seeds read, want 4 (%v)", n, sr.Rejected())
 	}
 }
