@@ -25,11 +25,8 @@ import (
 // The query is kept in its order; trailing slashes, "index.html" and
 // session parameters are not touched: they can name different resources.
 func Normalize(raw string) (string, error) {
-	u, err := normalizeURL(raw)
-	if err != nil {
-		return "", err
-	}
-	return u.String(), nil
+	_, s, err := normalized(raw)
+	return s, err
 }
 
 // maxURLBytes bounds a URL, before and after normalisation: a longer one
@@ -37,18 +34,24 @@ func Normalize(raw string) (string, error) {
 const maxURLBytes = 8 << 10
 
 func normalizeURL(raw string) (*url.URL, error) {
+	u, _, err := normalized(raw)
+	return u, err
+}
+
+// normalized is raw normalised, parsed and as a string.
+func normalized(raw string) (*url.URL, string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return nil, errors.New("empty URL")
+		return nil, "", errors.New("empty URL")
 	}
 	// What an error shows of raw: its credentials never leave the input.
 	shown := clip(redactUserinfo(raw), 80)
 	if len(raw) > maxURLBytes {
-		return nil, fmt.Errorf("URL %q is longer than %d bytes", shown, maxURLBytes)
+		return nil, "", fmt.Errorf("URL %q is longer than %d bytes", shown, maxURLBytes)
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f {
-			return nil, fmt.Errorf("URL %q contains a control character", shown)
+			return nil, "", fmt.Errorf("URL %q contains a control character", shown)
 		}
 	}
 	u, err := url.Parse(raw)
@@ -57,25 +60,25 @@ func normalizeURL(raw string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("unparsable URL %q: %v", shown, err)
+		return nil, "", fmt.Errorf("unparsable URL %q: %v", shown, err)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	switch u.Scheme {
 	case "http", "https":
 	case "":
-		return nil, fmt.Errorf("URL %q has no scheme (want http:// or https://)", shown)
+		return nil, "", fmt.Errorf("URL %q has no scheme (want http:// or https://)", shown)
 	default:
-		return nil, fmt.Errorf("URL %q: scheme %q is not http or https", shown, u.Scheme)
+		return nil, "", fmt.Errorf("URL %q: scheme %q is not http or https", shown, u.Scheme)
 	}
 	if u.Opaque != "" {
-		return nil, fmt.Errorf("URL %q has no host", shown)
+		return nil, "", fmt.Errorf("URL %q has no host", shown)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("URL %q carries user credentials, which polite does not send", shown)
+		return nil, "", fmt.Errorf("URL %q carries user credentials, which polite does not send", shown)
 	}
 	host, err := normalizeHost(u)
 	if err != nil {
-		return nil, fmt.Errorf("URL %q: %v", shown, err)
+		return nil, "", fmt.Errorf("URL %q: %v", shown, err)
 	}
 	u.Host = host
 	u.Fragment, u.RawFragment = "", ""
@@ -84,14 +87,15 @@ func normalizeURL(raw string) (*url.URL, error) {
 		p = "/"
 	}
 	if err := setEscapedPath(u, p); err != nil {
-		return nil, fmt.Errorf("URL %q: %v", shown, err)
+		return nil, "", fmt.Errorf("URL %q: %v", shown, err)
 	}
 	u.RawQuery = normalizeEscapes(u.RawQuery, querySafe)
 	u.ForceQuery = false
-	if n := len(u.String()); n > maxURLBytes {
-		return nil, fmt.Errorf("URL %q is longer than %d bytes once normalised", shown, maxURLBytes)
+	str := u.String()
+	if len(str) > maxURLBytes {
+		return nil, "", fmt.Errorf("URL %q is longer than %d bytes once normalised", shown, maxURLBytes)
 	}
-	return u, nil
+	return u, str, nil
 }
 
 func normalizeHost(u *url.URL) (string, error) {

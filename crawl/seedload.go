@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,7 +60,9 @@ type seedLoad struct {
 	fp      frontier.SeedSource // stored once everything is enqueued; Job "" for text
 	store   bool                // fp is to be stored
 	batch   []Seed
+	urls    []*url.URL // batch's URLs as the reader parsed them
 	entries []frontier.Entry
+	sorted  []frontier.Entry                // entries, host by host
 	origins map[origin]bool                 // the dial policy's: what the seeds exempt
 	mark    func(*frontier.Entry, *url.URL) // makes a seed that is a sitemap an entry of that kind (--sitemaps)
 	eof     bool
@@ -178,7 +179,7 @@ func fileSHA256(f *os.File) (string, error) {
 
 // fill reads the next batch of seeds, stopping early when ctx ends.
 func (l *seedLoad) fill(ctx context.Context) error {
-	l.batch = l.batch[:0]
+	l.batch, l.urls = l.batch[:0], l.urls[:0]
 	for len(l.batch) < seedBatch && !l.eof {
 		if len(l.batch)%1024 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -190,20 +191,44 @@ func (l *seedLoad) fill(ctx context.Context) error {
 			return l.sr.Err()
 		}
 		l.batch = append(l.batch, s)
+		l.urls = append(l.urls, l.sr.parsed)
 	}
 	return nil
 }
 
 // load enqueues the batch in hand and every batch after it, then stores
-// the file's fingerprint. ctx ending stops it between batches.
-func (l *seedLoad) load(ctx context.Context, db Store, now time.Time, beat func() error) error {
+// the file's fingerprint. ctx ending stops it between batches; what was
+// enqueued is kept.
+func (l *seedLoad) load(ctx context.Context, db Store, now time.Time, beat func() error) (err error) {
 	defer l.close()
-	for !l.skipped {
+	tx, _ := db.(loadTx)
+	open := false
+	defer func() {
+		if open {
+			err = errors.Join(err, tx.EndLoad())
+		}
+	}()
+	for n := 0; !l.skipped; n++ {
+		if tx != nil && !open {
+			if err := tx.BeginLoad(); err != nil {
+				return err
+			}
+			open = true
+		}
 		if err := l.enqueue(db, now); err != nil {
 			return err
 		}
-		if err := beat(); err != nil {
-			return err
+		// The lock's heartbeat writes: only between transactions.
+		if open && (l.eof || (n+1)%seedTxBatches == 0) {
+			open = false
+			if err := tx.EndLoad(); err != nil {
+				return err
+			}
+		}
+		if !open {
+			if err := beat(); err != nil {
+				return err
+			}
 		}
 		if l.eof {
 			break
@@ -230,10 +255,13 @@ func (l *seedLoad) load(ctx context.Context, db Store, now time.Time, beat func(
 // enqueue puts the batch in hand into the frontier in one transaction.
 func (l *seedLoad) enqueue(db Store, now time.Time) error {
 	es := l.entries[:0]
-	for _, s := range l.batch {
-		u, err := url.Parse(s.URL)
-		if err != nil {
-			continue // the reader normalised it
+	for i, s := range l.batch {
+		u := l.urls[i] // the reader's parse of s.URL, or nil
+		if u == nil {
+			var err error
+			if u, err = url.Parse(s.URL); err != nil {
+				continue // the reader normalised it
+			}
 		}
 		l.origins[originOf(u)] = true
 		e := frontier.Entry{Job: l.job, URL: s.URL, Host: hostKey(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}
@@ -245,8 +273,9 @@ func (l *seedLoad) enqueue(db Store, now time.Time) error {
 	// Host by host, each in file order: the store's indexes lead with
 	// the host, so a batch sorted so inserts into a few places at a time
 	// (a quarter less CPU than the file's interleaving of 200 hosts).
-	slices.SortStableFunc(es, func(a, b frontier.Entry) int { return strings.Compare(a.Host, b.Host) })
 	l.entries = es
+	l.sorted = byHost(es, l.sorted)
+	es = l.sorted
 	n, err := db.Enqueue(l.job, es)
 	l.added += n
 	l.batch = l.batch[:0]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -59,6 +60,7 @@ type SeedReader struct {
 	nrej     int
 	err      error
 	done     bool
+	parsed   *url.URL // the URL of the seed Next returned last, parsed; nil if not
 }
 
 // NewSeedReader returns a reader of the seed file r, which messages call name.
@@ -81,10 +83,13 @@ func (sr *SeedReader) Next() (Seed, bool) {
 			sr.err = fmt.Errorf("read seeds %s:%d: %w", sr.name, n, err)
 			break
 		}
-		s, reason := parseSeedLine(line, tooLong)
+		s, u, reason := parseSeed(line, tooLong)
 		if n == 1 {
-			s.URL = strings.TrimPrefix(s.URL, "\ufeff")
+			if t := strings.TrimPrefix(s.URL, "\ufeff"); t != s.URL {
+				s.URL, u = t, nil
+			}
 		}
+		sr.parsed = u
 		switch {
 		case reason != "":
 			sr.reject(Rejected{File: sr.name, Line: n, Text: line, Reason: reason})
@@ -173,40 +178,46 @@ func readLine(br *bufio.Reader) (line string, tooLong bool, err error) {
 // parseSeedLine parses one line. An empty URL with no reason is a blank or
 // comment line.
 func parseSeedLine(line string, tooLong bool) (Seed, string) {
+	s, _, reason := parseSeed(line, tooLong)
+	return s, reason
+}
+
+// parseSeed is parseSeedLine that also returns the URL parsed.
+func parseSeed(line string, tooLong bool) (Seed, *url.URL, string) {
 	if tooLong {
-		return Seed{}, fmt.Sprintf("line longer than %d bytes", maxSeedLine)
+		return Seed{}, nil, fmt.Sprintf("line longer than %d bytes", maxSeedLine)
 	}
 	if !utf8.ValidString(line) {
-		return Seed{}, "not valid UTF-8 text"
+		return Seed{}, nil, "not valid UTF-8 text"
 	}
 	if strings.ContainsRune(line, 0) {
-		return Seed{}, "contains a NUL byte"
+		return Seed{}, nil, "contains a NUL byte"
 	}
 	line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
 	if line == "" || strings.HasPrefix(line, "#") {
-		return Seed{}, ""
+		return Seed{}, nil, ""
 	}
 	fields := strings.Fields(line)
 	if len(fields) > 1 && strings.HasPrefix(fields[1], "#") {
 		fields = fields[:1]
 	}
 	if len(fields) > 2 && !strings.HasPrefix(fields[2], "#") {
-		return Seed{}, fmt.Sprintf("unexpected text after the priority: %q", clip(fields[2], 40))
+		return Seed{}, nil, fmt.Sprintf("unexpected text after the priority: %q", clip(fields[2], 40))
 	}
 	var s Seed
 	if len(fields) > 1 {
 		p, err := strconv.Atoi(fields[1])
 		if err != nil {
-			return Seed{}, fmt.Sprintf("priority %q is not an integer", clip(fields[1], 40))
+			return Seed{}, nil, fmt.Sprintf("priority %q is not an integer", clip(fields[1], 40))
 		}
 		s.Priority = p
 	}
-	u, err := Normalize(fields[0])
+	u, str, err := normalized(fields[0])
 	if err != nil {
-		return Seed{}, err.Error()
+		return Seed{}, nil, err.Error()
 	}
-	s.URL = u
-	return s, ""
+	s.URL = str
+	return s, u, ""
 }
 
 func clip(s string, n int) string {

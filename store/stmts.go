@@ -23,7 +23,8 @@ const (
 
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {
-	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, enqueueSQL(enqueueRows)}
+	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, enqueueSQL(enqueueRows),
+		enqueueNewSQL(enqueueRows)}
 }
 
 // prepare parses the hot statements on the writer connection. It runs at

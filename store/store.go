@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -74,6 +75,9 @@ type DB struct {
 	r    *sql.DB // a few read-only connections beside the writer
 
 	stmts map[string]*sql.Stmt // hot statements, parsed once on w
+
+	loadMu sync.Mutex
+	load   *sql.Tx // the transaction of a load under way (BeginLoad)
 }
 
 var _ pace.StateStore = (*DB)(nil)
@@ -204,6 +208,9 @@ func explain(err error) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
+	db.loadMu.Lock()
+	db.rollbackLoad()
+	db.loadMu.Unlock()
 	for _, s := range db.stmts {
 		errs = append(errs, s.Close())
 	}
