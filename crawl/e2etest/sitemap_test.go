@@ -55,9 +55,9 @@ func TestSitemapsHostileAreBoundedAndReported(t *testing.T) {
 	took := time.Since(wall)
 	close(stop)
 	wg.Wait()
-	if took > 45*time.Second {
-		t.Errorf("the run took %s of wall time, want it bounded", took)
-	}
+	// The bound is in bytes, not seconds (each hostile sitemap below ends
+	// "too large" or "too many URLs"); the time is for whoever reads -v.
+	t.Logf("the run took %s", took.Round(time.Millisecond))
 	if p := peak.Load(); p > 256<<20 {
 		t.Errorf("heap in use peaked at %d MiB, want the bodies streamed (under 256 MiB)", p>>20)
 	}
