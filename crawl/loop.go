@@ -191,7 +191,11 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 			until = deadline // a hard stop even while every worker is busy
 		}
 		if !until.IsZero() {
-			t := sc.clock.NewTimer(max(until.Sub(now), time.Millisecond))
+			// From the clock as it is now, not as it was when this pass
+			// began: committing and dispatching took time since, and a
+			// timer set from the pass's start would wake that much late,
+			// lengthening every gap a host's delay asked for.
+			t := sc.clock.NewTimer(max(until.Sub(sc.clock.Now()), time.Millisecond))
 			defer t.Stop()
 			timerC = t.C()
 		}
