@@ -152,6 +152,10 @@ func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time
 	if h.rb == nil {
 		ok, err := sc.hosts.fill(h, now)
 		if err != nil || !ok {
+			if err == nil && h.queued > 0 {
+				// None due, or other processes took them: look again.
+				return h.nextAt, false, nil
+			}
 			return time.Time{}, false, err
 		}
 		if err := sc.startRobots(ctx, h, now); err != nil {
