@@ -49,12 +49,15 @@ const ownerPoll = time.Second
 
 // claimSQL claims a host's next request once paceRow found it free: it
 // moves next_at to now + delay and makes the caller the host's owner
-// until delay + OwnerGrace from now. The delay is the caller's, or the
-// host's stored delay when it was saved in the last minute: a limit the
-// previous owner learned binds the next. ($1 host, $2 now, $3 delay ns,
-// $4 worker, $5 grace ns.)
+// until delay + OwnerGrace from now. The delay is the caller's; a claim
+// that takes the host over ($6) waits at least the host's stored delay
+// when it was saved in the last minute: the limit the previous owner
+// learned binds the next from its first request (it reloads the rest
+// after the claim). The owner's own claims follow its own pacer, which
+// wrote the stored delay. ($1 host, $2 now, $3 delay ns, $4 worker, $5
+// grace ns, $6 takeover.)
 const claimSQL = `WITH d AS (SELECT GREATEST($3::bigint, COALESCE((SELECT s.delay_ns FROM host_state s
-	WHERE s.host = $1 AND s.set_at >= $2::bigint - ` + learnedFresh + `), 0)) AS ns)
+	WHERE $6::boolean AND s.host = $1 AND s.set_at >= $2::bigint - ` + learnedFresh + `), 0)) AS ns)
 UPDATE host_pace p SET next_at = $2::bigint + d.ns, claimed_by = $4, owner = $4, owner_until = $2::bigint + d.ns + $5::bigint
 FROM d WHERE p.host = $1
 RETURNING p.next_at, p.owner_until`
@@ -99,8 +102,10 @@ func (db *DB) ClaimPace(host string, worker int64, delay time.Duration) (Claim, 
 			return nil
 		}
 		var next, until int64
-		err = tx.QueryRow(ctx, claimSQL, host, r.now, int64(max(delay, 0)), worker, int64(OwnerGrace)).Scan(&next, &until)
-		c = Claim{OK: true, At: fromNanos(r.now), Next: fromNanos(next), TookOver: r.owner != worker, OwnerUntil: fromNanos(until)}
+		took := r.owner != worker
+		err = tx.QueryRow(ctx, claimSQL, host, r.now, int64(max(delay, 0)), worker, int64(OwnerGrace), took || r.ownerUntil <= r.now).
+			Scan(&next, &until)
+		c = Claim{OK: true, At: fromNanos(r.now), Next: fromNanos(next), TookOver: took, OwnerUntil: fromNanos(until)}
 		return err
 	})
 	return c, err
