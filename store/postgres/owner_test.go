@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/pace"
 )
 
 // One worker at a time owns a host: a fresh claim takes it, the owner's
@@ -163,5 +164,34 @@ INSERT INTO host_pace (host, next_at, claimed_by, hold_until, hold_reason) VALUE
 	}
 	if c, err := db.ClaimPace("a.test", 4, 0); err != nil || c.OK || c.Owner != 3 {
 		t.Errorf("another worker's claim after migration = %+v, %v; want refused, owner 3", c, err)
+	}
+}
+
+// A delay stored in the last minute binds a claim that takes the host
+// over, from its first request; the owner's own claims follow its own
+// delay, since it wrote the stored one.
+func TestClaimPaceStoredDelayBindsTakeover(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	clock := newClock()
+	db := mustOpen(t, u, clock)
+	if c, err := db.ClaimPace("h.test", 1, time.Second); err != nil || !c.OK {
+		t.Fatalf("claim = %+v, %v", c, err)
+	}
+	if err := db.Save(pace.State{Host: "h.test", Delay: 5 * time.Second, SetAt: clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	c, err := db.ClaimPace("h.test", 1, time.Second)
+	if err != nil || !c.OK || c.Next.Sub(c.At) != time.Second {
+		t.Errorf("the owner's claim = %+v, %v; want ok, next after its own 1s", c, err)
+	}
+	if err := db.ReleasePace("h.test", 1); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	c, err = db.ClaimPace("h.test", 2, time.Second)
+	if err != nil || !c.OK || !c.TookOver || c.Next.Sub(c.At) != 5*time.Second {
+		t.Errorf("the taking over claim = %+v, %v; want ok, took over, next after the stored 5s", c, err)
 	}
 }
