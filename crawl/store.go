@@ -62,10 +62,10 @@ type Store interface {
 // SharedPace is what a Store shared by several crawling processes adds
 // so that together they keep one pace per host, driven by one pacer at a
 // time: the process that owns the host. Before each request to a host,
-// dispatch claims the host's next slot (see frontier.PaceClaim); delay is this
-// crawl's delay for the host. A process that stops sending to a host it
-// owns (no more work for it, held) saves the host's pace state and
-// releases it, so another may continue at once; Release of the Store
+// dispatch claims the host's next slot (see frontier.PaceClaim); delay
+// is this crawl's delay for the host. A process that stops sending to a
+// host it owns (no more work for it, held) saves the host's pace state
+// and releases it, so another may continue at once; Release of the Store
 // releases every host left. A Store without it paces in this process
 // alone.
 type SharedPace interface {
