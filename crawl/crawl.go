@@ -271,7 +271,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 	_, flushErr := c.ledger.flush(c.db)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := errors.Join(c.hosts.save(), c.fetch.closeWarc())
+	saveErr := errors.Join(c.hosts.save(end), c.fetch.closeWarc())
 
 	manErr := c.ledger.closeManifest()
 	if manErr == nil {

@@ -24,7 +24,11 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	n, first := len(s.ring), s.next
 	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopReason == ""; i++ {
 		h := s.byKey[s.ring[(first+i)%n]]
-		if h.held() || h.inflight >= sc.cfg.PerHost || !h.hasWork() {
+		if h.held() || !h.hasWork() {
+			sc.release(h, now)
+			continue
+		}
+		if h.inflight >= sc.cfg.PerHost {
 			continue
 		}
 		// Budgets first: a spent budget stops at once, not when the
@@ -94,21 +98,49 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 }
 
 // claim claims h's next request slot in a Store shared with other
-// crawling processes, so that together they keep the host's one pace;
-// with a Store of this process alone, h is ready. A failed claim is
-// fatal: the run stops.
+// crawling processes, so that together they keep the host's one pace,
+// driven by the one that owns the host; with a Store of this process
+// alone, h is ready. Taking the host over, it first reloads what the last
+// owner learned; refused because another owns it, it gives back the
+// entries it holds of the host. A failed claim is fatal: the run stops.
 func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
 	sp, ok := sc.db.(SharedPace)
 	if !ok {
 		return time.Time{}, true
 	}
-	ok, wait, err := sp.Claim(h.key, now, sc.pacer.Delay(h.key, now))
+	c, err := sp.Claim(h.key, now, sc.pacer.Delay(h.key, now))
 	if err != nil {
 		sc.fatal = fmt.Errorf("claim the pace of %s: %w", h.key, err)
 		sc.stop("error", "")
 		return time.Time{}, false
 	}
-	return wait, ok
+	switch {
+	case c.OK:
+		if c.TookOver {
+			sc.hosts.reload(h, now)
+		}
+		h.ownedUntil = c.Until
+	case c.Owned:
+		h.ownedUntil = time.Time{}
+		sc.hosts.giveBack(h, sc.ledger)
+	}
+	return c.Wait, c.OK
+}
+
+// release saves the pace state of a host this process owns in a shared
+// Store and gives the host up, once it sends no more to it (no work left
+// for it, or held) and has nothing in flight there: another process may
+// continue at once from what it learned.
+func (sc *scheduler) release(h *hostRun, now time.Time) {
+	sp, ok := sc.db.(SharedPace)
+	if !ok || h.inflight > 0 || !sc.hosts.owns(h, now) {
+		return
+	}
+	sc.saveState(h.key)
+	h.ownedUntil = time.Time{}
+	if err := sp.ReleaseHost(h.key); err != nil {
+		sc.log.Warn("cannot release host", "host", h.key, "err", err)
+	}
 }
 
 // serve starts the next request to a ready host: its robots.txt when not
@@ -120,6 +152,10 @@ func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time
 	if h.rb == nil {
 		ok, err := sc.hosts.fill(h, now)
 		if err != nil || !ok {
+			if err == nil && h.queued > 0 {
+				// None due, or other processes took them: look again.
+				return h.nextAt, false, nil
+			}
 			return time.Time{}, false, err
 		}
 		if err := sc.startRobots(ctx, h, now); err != nil {

@@ -66,6 +66,7 @@ type hostRun struct {
 	hold         hold      // set once the host gets no more requests this run
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
+	ownedUntil   time.Time // in a shared Store: until when this process owns the host (see SharedPace)
 }
 
 func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
@@ -167,6 +168,9 @@ func (c *crawler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
 
 // saveState writes one host's pace state at once.
 func (c *crawler) saveState(key string) {
+	if !c.hosts.writes(key, c.clock.Now()) {
+		return // another crawling process drives the host: its state is theirs
+	}
 	if err := c.db.Save(c.pacer.State(key)); err != nil {
 		c.log.Warn("cannot save pace state", "host", key, "err", err)
 	}

@@ -104,10 +104,15 @@ func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
 
 // learned returns the pace states worth keeping: of the hosts polite sent
 // a request to, or knew from an earlier run. A host it never contacted (its
-// address refused, a budget spent first) has taught nothing.
-func (s *hostSet) learned() []pace.State {
+// address refused, a budget spent first) has taught nothing. In a shared
+// Store, only the hosts this process owns at now: the others' states are
+// their owners' to write.
+func (s *hostSet) learned(now time.Time) []pace.State {
 	var sts []pace.State
 	for _, st := range s.pacer.States() {
+		if !s.writes(st.Host, now) {
+			continue
+		}
 		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.kind != holdRefused) || h.stats.StoredStartS > 0 {
 			sts = append(sts, st)
 		}
@@ -116,7 +121,49 @@ func (s *hostSet) learned() []pace.State {
 }
 
 // save writes every host's pace state worth keeping.
-func (s *hostSet) save() error { return s.db.SaveAll(s.learned()) }
+func (s *hostSet) save(now time.Time) error { return s.db.SaveAll(s.learned(now)) }
+
+// owns reports whether this process owns h at now in a shared Store.
+func (s *hostSet) owns(h *hostRun, now time.Time) bool { return now.Before(h.ownedUntil) }
+
+// writes reports whether this process may write the pace state of host:
+// always with a Store of its own, only while it owns the host in a shared
+// one.
+func (s *hostSet) writes(host string, now time.Time) bool {
+	if _, shared := s.db.(SharedPace); !shared {
+		return true
+	}
+	h := s.byKey[host]
+	return h != nil && s.owns(h, now)
+}
+
+// reload restores h's pace state as stored, when this process takes the
+// host over in a shared Store: it continues from what the last owner
+// learned (delay, safe and refused gaps, congestion memory, holds).
+func (s *hostSet) reload(h *hostRun, now time.Time) {
+	st, ok, err := s.db.Load(h.key)
+	if err != nil && s.log != nil {
+		s.log.Warn("cannot load pace state", "host", h.key, "err", err)
+	}
+	if err == nil && ok {
+		s.pacer.Restore(st, now)
+	}
+}
+
+// giveBack puts the entries of h this process holds but may not send
+// (another process owns the host) back in the queue, for the owner.
+func (s *hostSet) giveBack(h *hostRun, l *ledger) {
+	if len(h.buf) == 0 {
+		return
+	}
+	for _, e := range h.buf {
+		e.State = frontier.Queued
+		l.change(e)
+	}
+	h.queued += len(h.buf)
+	h.buf = nil
+	s.stale = true
+}
 
 // sorted returns the hosts in the order of their keys.
 func (s *hostSet) sorted() []*hostRun {

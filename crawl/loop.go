@@ -152,7 +152,7 @@ type ticks struct{ lastSave, lastProgress time.Time }
 // tick saves every host's pace state and reports progress when they are due.
 func (sc *scheduler) tick(t *ticks, now time.Time) {
 	if now.Sub(t.lastSave) >= paceSaveEvery {
-		if err := sc.hosts.save(); err != nil {
+		if err := sc.hosts.save(now); err != nil {
 			sc.log.Warn("cannot save pace state", "err", err)
 		}
 		t.lastSave = now

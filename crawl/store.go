@@ -60,13 +60,17 @@ type Store interface {
 }
 
 // SharedPace is what a Store shared by several crawling processes adds
-// so that together they keep one pace per host. Before each request to a
-// host, dispatch claims the host's next slot: ok when the request may go
-// now, else wait is when to claim again (the last claim's delay or a hold
-// another process saved is still running). delay is this crawl's delay
-// for the host. A Store without it paces in this process alone.
+// so that together they keep one pace per host, driven by one pacer at a
+// time: the process that owns the host. Before each request to a host,
+// dispatch claims the host's next slot (see frontier.PaceClaim); delay
+// is this crawl's delay for the host. A process that stops sending to a
+// host it owns (no more work for it, held) saves the host's pace state
+// and releases it, so another may continue at once; Release of the Store
+// releases every host left. A Store without it paces in this process
+// alone.
 type SharedPace interface {
-	Claim(host string, now time.Time, delay time.Duration) (ok bool, wait time.Time, err error)
+	Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error)
+	ReleaseHost(host string) error
 }
 
 // SharedQueue is what a Store shared by several crawling processes adds

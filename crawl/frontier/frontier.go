@@ -175,3 +175,23 @@ type SeedSource struct {
 	Origins  []string  // the seeds' origins, "scheme://host:port", sorted
 	LoadedAt time.Time
 }
+
+// PaceClaim is the answer to a claim of a host's next request in a Store
+// shared by several crawling processes, where one process at a time owns
+// a host and drives its pace.
+type PaceClaim struct {
+	// OK: the request may go now, and the host is this process's.
+	OK bool
+	// Wait is, when not OK, when to claim again: the last claim's delay or
+	// a hold is still running, or another process owns the host.
+	Wait time.Time
+	// Until is, when OK, until when the host stays this process's without
+	// another claim.
+	Until time.Time
+	// TookOver: OK, and the host was not this process's until now (another
+	// process had it, or nobody yet): reload its stored pace state, what
+	// the last owner learned, before sending.
+	TookOver bool
+	// Owned: not OK because another process owns the host.
+	Owned bool
+}

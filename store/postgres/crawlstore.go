@@ -64,16 +64,23 @@ func (db *DB) Heartbeat(_ frontier.Holder, _ int64) error {
 // WorkerID is the id Acquire registered this DB under; 0 before.
 func (db *DB) WorkerID() int64 { return db.worker.Load() }
 
-// Claim claims the host's next request for this worker (see ClaimPace):
-// ok when the request may go now, else when to claim again, on the
-// caller's clock (now plus the wait the store's clock says).
-func (db *DB) Claim(host string, now time.Time, delay time.Duration) (bool, time.Time, error) {
+// Claim claims the host's next request for this worker (see ClaimPace),
+// its times on the caller's clock: now plus the durations the store's
+// clock says.
+func (db *DB) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
 	c, err := db.ClaimPace(host, db.worker.Load(), delay)
 	if err != nil {
-		return false, time.Time{}, err
+		return frontier.PaceClaim{}, err
 	}
-	return c.OK, now.Add(c.Wait()), nil
+	pc := frontier.PaceClaim{OK: c.OK, Wait: now.Add(c.Wait()), TookOver: c.TookOver, Owned: c.Owner != 0}
+	if c.OK {
+		pc.Until = now.Add(c.OwnerUntil.Sub(c.At))
+	}
+	return pc, nil
 }
+
+// ReleaseHost gives up this worker's ownership of host (see ReleasePace).
+func (db *DB) ReleaseHost(host string) error { return db.ReleasePace(host, db.worker.Load()) }
 
 // Pending reports how many entries of the job other workers hold in
 // flight under a lease that still runs, and when the first of those

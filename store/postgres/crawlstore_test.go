@@ -106,7 +106,8 @@ func TestClaimSharesPaceAndLearnedDelay(t *testing.T) {
 	for _, tt := range tests {
 		clock.Advance(tt.advance)
 		now = now.Add(tt.advance)
-		ok, wait, err := tt.db.Claim("h.test", now, tt.delay)
+		c, err := tt.db.Claim("h.test", now, tt.delay)
+		ok, wait := c.OK, c.Wait
 		if err != nil || ok != tt.wantOK || !wait.Equal(now.Add(tt.wantWait)) {
 			t.Errorf("%s: Claim = %v, %v, %v; want %v, now+%v", tt.name, ok, wait.Sub(now), err, tt.wantOK, tt.wantWait)
 		}
@@ -117,12 +118,12 @@ func TestClaimSharesPaceAndLearnedDelay(t *testing.T) {
 	if err := a.Save(pace.State{Host: "h.test", Delay: 5 * time.Second, SetAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := b.Claim("h.test", now, time.Second); !ok || err != nil {
-		t.Fatalf("b.Claim = %v, %v; want ok", ok, err)
+	if c, err := b.Claim("h.test", now, time.Second); !c.OK || err != nil {
+		t.Fatalf("b.Claim = %v, %v; want ok", c.OK, err)
 	}
 	clock.Advance(2 * time.Second)
-	if ok, wait, err := a.Claim("h.test", now.Add(2*time.Second), time.Second); ok || err != nil || !wait.Equal(now.Add(5*time.Second)) {
-		t.Errorf("Claim 2s after a claim under a stored 5s delay = %v, %v, %v; want wait until +5s", ok, wait.Sub(now), err)
+	if c, err := a.Claim("h.test", now.Add(2*time.Second), time.Second); c.OK || err != nil || !c.Wait.Equal(now.Add(5*time.Second)) {
+		t.Errorf("Claim 2s after a claim under a stored 5s delay = %v, %v, %v; want wait until +5s", c.OK, c.Wait.Sub(now), err)
 	}
 }
 

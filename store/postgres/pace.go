@@ -17,6 +17,16 @@ type Claim struct {
 	// Hold is the reason of the hold that keeps the host, when a hold (and
 	// not the last claim's delay) is what the caller waits for.
 	Hold string
+	// TookOver: OK, and the host was not the caller's until this claim (it
+	// was another worker's, released or expired, or nobody's yet): what
+	// the caller's pacer knows of it may be stale.
+	TookOver bool
+	// Owner is the worker that owns the host when another one does, and so
+	// refused the claim; 0 otherwise.
+	Owner int64
+	// OwnerUntil is, when OK, until when the host stays the caller's
+	// without another claim.
+	OwnerUntil time.Time
 }
 
 // Wait is how long the caller should wait before it claims again: zero
@@ -28,31 +38,49 @@ func (c Claim) Wait() time.Duration {
 	return c.Next.Sub(c.At)
 }
 
-// claimSQL claims a host's next request in one statement: it succeeds only
-// when neither the last claim's delay nor a hold is still running, and
-// then moves next_at to now + delay. Two workers claiming at once queue on
-// the row lock; the second sees the first one's next_at and fails.
-// The delay is the caller's, or the host's stored delay when another
-// worker raised it in the last minute: a limit one worker learned binds
-// all. ($1 host, $2 now or NULL for the server's clock, $3 delay ns, $4
-// worker.)
-var claimSQL = `WITH c AS (SELECT ` + sqlNow("$2") + ` AS now)
-UPDATE host_pace p SET next_at = c.now + GREATEST($3::bigint, COALESCE((SELECT s.delay_ns FROM host_state s
-	WHERE s.host = $1 AND s.set_at >= c.now - ` + learnedFresh + `), 0)), claimed_by = $4
-FROM c
-WHERE p.host = $1 AND p.next_at <= c.now AND p.hold_until <= c.now
-RETURNING c.now, p.next_at`
+// OwnerGrace is how long past the delay of its last claim a worker keeps
+// a host without claiming it again: a worker killed without a word loses
+// its hosts that long after its last claim's delay ran out.
+const OwnerGrace = 10 * time.Second
+
+// ownerPoll bounds the wait of a worker refused because another owns the
+// host: the owner may release it at any time.
+const ownerPoll = time.Second
+
+// claimSQL claims a host's next request once paceRow found it free: it
+// moves next_at to now + delay and makes the caller the host's owner
+// until delay + OwnerGrace from now. The delay is the caller's; a claim
+// that takes the host over ($6) waits at least the host's stored delay
+// when it was saved in the last minute: the limit the previous owner
+// learned binds the next from its first request (it reloads the rest
+// after the claim). The owner's own claims follow its own pacer, which
+// wrote the stored delay. ($1 host, $2 now, $3 delay ns, $4 worker, $5
+// grace ns, $6 takeover.)
+const claimSQL = `WITH d AS (SELECT GREATEST($3::bigint, COALESCE((SELECT s.delay_ns FROM host_state s
+	WHERE $6::boolean AND s.host = $1 AND s.set_at >= $2::bigint - ` + learnedFresh + `), 0)) AS ns)
+UPDATE host_pace p SET next_at = $2::bigint + d.ns, claimed_by = $4, owner = $4, owner_until = $2::bigint + d.ns + $5::bigint
+FROM d WHERE p.host = $1
+RETURNING p.next_at, p.owner_until`
 
 // learnedFresh is how recent (ns) a stored delay must be to bind a claim.
 const learnedFresh = `60000000000`
 
-// ClaimPace claims the host's next request for worker: when the host's
-// last claim was at least that claim's delay ago and no hold runs, the
-// claim succeeds and the next one must wait delay from now; otherwise it
-// says how long to wait. N workers claiming one host thus never send two
-// requests closer than the delay, whatever each one's pacer thinks. delay
-// is the caller's current delay for the host (pace decides it); negative
-// counts as zero.
+// paceRow is a host's row of host_pace, locked, and the store's now.
+type paceRow struct {
+	now, next, hold, owner, ownerUntil int64
+	reason                             string
+}
+
+// ClaimPace claims the host's next request for worker. One worker at a
+// time owns a host: the claim succeeds only when the host is the caller's
+// or nobody's (never claimed, released, or its owner silent past its
+// ownership), its last claim's delay has run and no hold runs; then the
+// next claim must wait delay from now and the caller owns the host until
+// delay + OwnerGrace from now. Otherwise it says when to try again: when
+// the delay or hold ends, or, while another worker owns the host, when
+// its ownership runs out but at least every ownerPoll. Two workers
+// claiming at once queue on the row lock. delay is the caller's current
+// delay for the host (pace decides it); negative counts as zero.
 func (db *DB) ClaimPace(host string, worker int64, delay time.Duration) (Claim, error) {
 	if host == "" {
 		return Claim{}, errors.New("claim pace: no host")
@@ -62,30 +90,50 @@ func (db *DB) ClaimPace(host string, worker int64, delay time.Duration) (Claim, 
 		if _, err := tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err != nil {
 			return err
 		}
-		var now, next int64
-		err := tx.QueryRow(ctx, claimSQL, host, db.nowArg(), int64(max(delay, 0)), worker).Scan(&now, &next)
-		if err == nil {
-			c = Claim{OK: true, At: fromNanos(now), Next: fromNanos(next)}
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		var hold int64
-		err = tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason FROM host_pace WHERE host = $1`,
-			host, db.nowArg()).Scan(&now, &next, &hold, &c.Hold)
+		var r paceRow
+		err := tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
+			FROM host_pace WHERE host = $1 FOR UPDATE`, host, db.nowArg()).
+			Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
 		if err != nil {
 			return err
 		}
-		if hold > next {
-			next = hold
-		} else {
-			c.Hold = ""
+		c = r.refusal(worker)
+		if c.Next.After(c.At) {
+			return nil
 		}
-		c.At, c.Next = fromNanos(now), fromNanos(next)
-		return nil
+		var next, until int64
+		took := r.owner != worker
+		err = tx.QueryRow(ctx, claimSQL, host, r.now, int64(max(delay, 0)), worker, int64(OwnerGrace), took || r.ownerUntil <= r.now).
+			Scan(&next, &until)
+		c = Claim{OK: true, At: fromNanos(r.now), Next: fromNanos(next), TookOver: took, OwnerUntil: fromNanos(until)}
+		return err
 	})
 	return c, err
+}
+
+// refusal is the answer to worker's claim of the row when the claim must
+// wait: Next after At. Next at or before At: the claim may succeed.
+func (r paceRow) refusal(worker int64) Claim {
+	c := Claim{At: fromNanos(r.now)}
+	next := r.next
+	if r.owner != worker && r.ownerUntil > r.now {
+		c.Owner = r.owner
+		next = max(next, min(r.ownerUntil, r.now+int64(ownerPoll)))
+	}
+	if r.hold > next {
+		next, c.Hold = r.hold, r.reason
+	}
+	c.Next = fromNanos(next)
+	return c
+}
+
+// ReleasePace gives up worker's ownership of host, if it has it, so that
+// another worker may continue at once; the pace (next_at, holds) stays.
+func (db *DB) ReleasePace(host string, worker int64) error {
+	return db.write("release pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE host = $1 AND owner = $2`, host, worker)
+		return err
+	})
 }
 
 // Hold keeps every worker from the host until until (a Retry-After, an

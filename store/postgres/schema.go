@@ -168,6 +168,12 @@ UPDATE host_state SET signal_at = congestion_at WHERE last_signal <> '';
 ALTER TABLE frontier ADD COLUMN kind TEXT NOT NULL DEFAULT '';
 ALTER TABLE frontier ADD COLUMN lastmod BIGINT NOT NULL DEFAULT 0;
 `,
+	// 6: one worker at a time drives a host's pace: its owner, until when
+	// the ownership lasts without another claim (0: released).
+	`
+ALTER TABLE host_pace ADD COLUMN owner BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE host_pace ADD COLUMN owner_until BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a schema belongs to another application.

@@ -91,6 +91,11 @@ func (db *DB) Deregister(id int64) (int, error) {
 			return err
 		}
 		n = int(tag.RowsAffected())
+		// Its hosts go to the others at once (its crawl saved their pace
+		// state before).
+		if _, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE owner = $1`, id); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
 		return err
 	})

@@ -1,0 +1,220 @@
+package crawl_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/store/postgres"
+)
+
+// pgWorkers returns n stores on one empty schema of the test PostgreSQL
+// (POLITE_TEST_POSTGRES, which store/postgres/testdata/pgtest.sh sets),
+// each a worker of its own; without a server the test skips.
+func pgWorkers(t *testing.T, n int) []*postgres.DB {
+	t.Helper()
+	base := os.Getenv("POLITE_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("POLITE_TEST_POSTGRES is not set: run under store/postgres/testdata/pgtest.sh")
+	}
+	ctx := context.Background()
+	name := fmt.Sprintf("crawl_%08x", rand.Uint32())
+	c, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to POLITE_TEST_POSTGRES: %v", err)
+	}
+	if _, err := c.Exec(ctx, `CREATE SCHEMA `+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Exec(ctx, `DROP SCHEMA `+name+` CASCADE`)
+		c.Close(ctx)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	dbs := make([]*postgres.DB, n)
+	for i := range dbs {
+		if dbs[i], err = postgres.Open(ctx, u.String()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { dbs[i].Close() })
+	}
+	return dbs
+}
+
+// ownedHit is one request the origin saw: which worker sent it, and when.
+type ownedHit struct {
+	agent      string
+	start, end time.Time
+}
+
+// ownedOrigin serves pages, answering 429 to the requests listed in
+// throttle (by their order, 1-based), and logs every request.
+type ownedOrigin struct {
+	mu       sync.Mutex
+	hits     []ownedHit
+	throttle map[int]bool
+	n        int
+}
+
+func (o *ownedOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		http.NotFound(w, r)
+		return
+	}
+	start := time.Now()
+	o.mu.Lock()
+	o.n++
+	throttled := o.throttle[o.n]
+	o.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	if throttled {
+		w.WriteHeader(http.StatusTooManyRequests)
+	} else {
+		fmt.Fprintf(w, "<html><body>%s</body></html>", r.URL.Path)
+	}
+	o.mu.Lock()
+	o.hits = append(o.hits, ownedHit{agent: r.UserAgent(), start: start, end: time.Now()})
+	o.mu.Unlock()
+}
+
+// Three workers on one host of a shared store: one at a time owns the
+// host, so the sender changes only when an owner lets it go, and no two
+// workers ever have a request in flight to it at once; every page is
+// fetched once.
+func TestSharedHostOneOwnerAtATime(t *testing.T) {
+	dbs := pgWorkers(t, 3)
+	o := &ownedOrigin{}
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	const pages = 40
+	seeds := make([]string, pages)
+	for i := range seeds {
+		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
+	}
+	var wg sync.WaitGroup
+	for i, db := range dbs {
+		cfg := fastConfig(t, seeds...)
+		cfg.UserAgent = fmt.Sprintf("polite-test-%d/1.0", i)
+		if os.Getenv("OWNDEBUG") != "" {
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
+		}
+		wg.Go(func() {
+			if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.hits) != pages {
+		t.Errorf("%d page requests, want %d (every page once)", len(o.hits), pages)
+	}
+	switches := 0
+	for i := 1; i < len(o.hits); i++ {
+		a, b := o.hits[i-1], o.hits[i]
+		if a.agent != b.agent {
+			switches++
+		}
+		if b.start.Before(a.end) {
+			t.Errorf("requests %d (%s) and %d (%s) overlap: two senders at once", i-1, a.agent, i, b.agent)
+		}
+	}
+	// Ownership passes only when the owner has no more work or ends.
+	if switches > 2 {
+		t.Errorf("the sender changed %d times in %d requests, want at most 2 (one owner at a time)", switches, len(o.hits))
+	}
+}
+
+// Two workers on one host: the first owner learns a longer delay from
+// 429s and stops (its budget); the other, which met the host before,
+// takes it over and continues from the saved delay, not from its own
+// start.
+func TestSharedHostTakeoverContinuesFromSavedDelay(t *testing.T) {
+	dbs := pgWorkers(t, 2)
+	o := &ownedOrigin{throttle: map[int]bool{2: true, 3: true, 4: true}}
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	const pages = 16
+	seeds := make([]string, pages)
+	for i := range seeds {
+		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
+	}
+	reps := make([]*crawl.Report, len(dbs))
+	var wg sync.WaitGroup
+	for i, db := range dbs {
+		cfg := fastConfig(t, seeds...)
+		cfg.UserAgent = fmt.Sprintf("polite-test-%d/1.0", i)
+		cfg.MaxRequests = 8
+		if os.Getenv("OWNDEBUG") != "" {
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
+		}
+		wg.Go(func() {
+			rep, err := crawl.Run(context.Background(), db, cfg)
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+			reps[i] = rep
+		})
+	}
+	wg.Wait()
+	o.mu.Lock()
+	hits := o.hits
+	o.mu.Unlock()
+	if len(hits) < 9 {
+		t.Fatalf("%d requests, want the first owner's 8 and more from the next", len(hits))
+	}
+	first := hits[0].agent
+	next := -1
+	for i, h := range hits {
+		if h.agent != first {
+			next = i
+			break
+		}
+	}
+	if next < 0 {
+		t.Fatalf("only %s sent: no takeover", first)
+	}
+	var owner, taker *crawl.HostStats
+	for i, rep := range reps {
+		if rep == nil || len(rep.Hosts) != 1 || len(rep.Hosts[0].Timeline) == 0 {
+			t.Fatalf("worker %d: report without the host's timeline: %+v", i, rep)
+		}
+		if fmt.Sprintf("polite-test-%d/1.0", i) == first {
+			owner = rep.Hosts[0]
+		} else {
+			taker = rep.Hosts[0]
+		}
+	}
+	learned := owner.DelayEndS
+	if learned < 2*0.020 {
+		t.Fatalf("the first owner ended at a delay of %.3fs: the 429s taught it nothing to hand over", learned)
+	}
+	// The taker's pacer was restored from the saved state: after its first
+	// answer (a 200) its delay is the owner's one step down (halved, as the
+	// owner's own went 1s, 0.5s, 0.25s), far above where its own pacer
+	// stood (the 20ms start, less the steps down of no answer at all).
+	if got := taker.Timeline[0].DelayS; got < learned*0.4 {
+		t.Errorf("the taker's delay after its first request = %.3fs, want about half the owner's saved %.3fs", got, learned)
+	}
+	if gap := hits[next].start.Sub(hits[next-1].start).Seconds(); gap < learned*0.8 {
+		t.Errorf("the taker's first request %.3fs after the owner's last, want at least about its delay %.3fs", gap, learned)
+	}
+}
