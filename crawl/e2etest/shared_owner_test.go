@@ -1,4 +1,4 @@
-package crawl_test
+package e2etest
 
 import (
 	"context"
@@ -26,7 +26,10 @@ func pgWorkers(t *testing.T, n int) []*postgres.DB {
 	t.Helper()
 	base := os.Getenv("POLITE_TEST_POSTGRES")
 	if base == "" {
-		t.Skip("POLITE_TEST_POSTGRES is not set: run under store/postgres/testdata/pgtest.sh")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but POLITE_TEST_POSTGRES is not set: .ci/run starts PostgreSQL and exports it")
+		}
+		t.Skip("POLITE_TEST_POSTGRES is not set: run under store/postgres/testdata/pgtest.sh, which starts a throwaway PostgreSQL on loopback")
 	}
 	ctx := context.Background()
 	name := fmt.Sprintf("crawl_%08x", rand.Uint32())
@@ -99,6 +102,7 @@ func (o *ownedOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // workers ever have a request in flight to it at once; every page is
 // fetched once.
 func TestSharedHostOneOwnerAtATime(t *testing.T) {
+	t.Parallel()
 	dbs := pgWorkers(t, 3)
 	o := &ownedOrigin{}
 	srv := httptest.NewServer(o)
@@ -148,6 +152,7 @@ func TestSharedHostOneOwnerAtATime(t *testing.T) {
 // takes it over and continues from the saved delay, not from its own
 // start.
 func TestSharedHostTakeoverContinuesFromSavedDelay(t *testing.T) {
+	t.Parallel()
 	dbs := pgWorkers(t, 2)
 	o := &ownedOrigin{throttle: map[int]bool{2: true, 3: true, 4: true}}
 	srv := httptest.NewServer(o)
