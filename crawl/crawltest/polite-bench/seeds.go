@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
@@ -109,13 +108,11 @@ func seedRun(ctx context.Context, polite, dir, seeds string, origins []*origin) 
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &output
 	start := time.Now()
-	err := cmd.Run()
+	var err error
+	f.rssKiB, _, err = runChild(cmd)
 	f.wall = time.Since(start)
 	if err != nil {
 		return f, fmt.Errorf("polite crawl: %w\n%s", err, output.Bytes())
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		f.rssKiB = int64(ru.Maxrss) // KiB on Linux
 	}
 	var first time.Time
 	for _, o := range origins {

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
@@ -182,14 +181,11 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	start := time.Now()
-	err := cmd.Run()
+	var err error
+	f.rssKiB, f.cpu, err = runChild(cmd)
 	f.wall = time.Since(start)
 	if err != nil {
 		return f, fmt.Errorf("polite crawl: %w\n%s", err, output.Bytes())
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		f.rssKiB = int64(ru.Maxrss) // KiB on Linux
-		f.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	if err := served(origins, &f); err != nil {
 		return f, err
