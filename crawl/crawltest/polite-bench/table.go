@@ -136,6 +136,12 @@ func (b *table) targets(o options) []string {
 				verdict(w.rate() >= 1500 && w.rssMB() < 100 && all), w.rate(), w.rssMB(), w.recorded, t.urls(), w.onDisk, t.urls(), w.inWarc, t.urls()))
 		}
 	}
+	if t := b.throughput; t != nil && t.shared != nil {
+		s := t.shared
+		out = append(out, fmt.Sprintf("throughput, %d workers on PostgreSQL: every page once, done in the shared frontier: %s (%d page answers, %d distinct of %d, %d done; %.0f pages/s, %.2fx the single SQLite crawl)",
+			sharedThroughputWorkers, verdict(s.pages == t.urls() && t.sharedDistinct == t.urls() && s.recorded == t.urls()),
+			s.pages, t.sharedDistinct, t.urls(), s.recorded, s.rate(), s.rate()/t.polite.rate()))
+	}
 	if s := b.seeds; s != nil {
 		out = append(out, s.target())
 	}
@@ -164,6 +170,9 @@ func (t *throughputResult) print(w io.Writer) {
 	line("polite (binary)", t.polite, true, true)
 	if t.withWarc != nil {
 		line("polite --warc (binary)", *t.withWarc, true, true)
+	}
+	if t.shared != nil {
+		line(fmt.Sprintf("polite, %d workers on PostgreSQL", sharedThroughputWorkers), *t.shared, true, false)
 	}
 	if t.inProcess != nil {
 		line("polite (in process, profiled)", *t.inProcess, false, true)

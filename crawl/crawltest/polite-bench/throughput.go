@@ -63,6 +63,8 @@ type throughputResult struct {
 	hosts, pages, concurrency int
 	polite, reference         crawlerFigures
 	withWarc                  *crawlerFigures // polite with --warc
+	shared                    *crawlerFigures // sharedThroughputWorkers binaries on one PostgreSQL
+	sharedDistinct            int             // distinct pages they fetched
 	inProcess                 *crawlerFigures
 	note                      string
 }
@@ -114,6 +116,14 @@ func (b *bench) runThroughput(ctx context.Context) error {
 			return err
 		}
 		t.withWarc = &f
+	}
+	if base := os.Getenv(benchPostgres); base != "" {
+		b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, o.polite, len(urls))
+		f, distinct, err := runWorkers(ctx, o, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
+		if err != nil {
+			return err
+		}
+		t.shared, t.sharedDistinct = &f, distinct
 	}
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
