@@ -206,12 +206,13 @@ func (p *Pacer) Begin(host string, now time.Time) {
 	h := p.started(host, now)
 	gap := h.delayAt(p.cfg, now)
 	if !h.lastBegin.IsZero() && !h.restoredBegin {
-		// The pace this request is sent at: the jittered delay after the
-		// previous one (holds from Retry-After or the breaker are waits,
-		// not a pace), or less if the caller went early; never below the
-		// floor.
+		// The pace this request is sent at: the time since the previous
+		// one, as the server sees it. Not the delay that was asked for:
+		// a caller that sends late (a slow store, a busy machine) would
+		// otherwise credit the host with a pace it never took, and the
+		// careful approach would settle below what it knows to work.
 		floor, _ := h.floor(p.cfg)
-		gap = max(floor, min(h.gap(p.cfg), now.Sub(h.lastBegin)))
+		gap = max(floor, now.Sub(h.lastBegin))
 	}
 	if len(h.flight) == maxFlight {
 		h.flight = h.flight[1:]

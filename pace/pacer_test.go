@@ -297,7 +297,9 @@ func TestStates(t *testing.T) {
 			CongestionDelay: 3 * time.Second, CongestionAt: t0, LastSignal: "429", SignalAt: t0, RefusedGap: 3 * time.Second, LearnedAt: t0,
 			Floor: 500 * time.Millisecond, FloorSource: FloorDefault, HoldUntil: t0.Add(9 * time.Second), HoldReason: HoldBackoff}},
 		{"baseline kept", "a.example", State{Host: "a.example", Delay: 500 * time.Millisecond, SetAt: t0.Add(25 * time.Second),
-			Baseline: 100 * time.Millisecond, SafeGap: 500 * time.Millisecond, LearnedAt: t0.Add(25 * time.Second),
+			// Sent every 5 s: the host has shown it takes the first request's
+			// 3 s (the start delay, no gap before it), not the 0.5 s delay.
+			Baseline: 100 * time.Millisecond, SafeGap: 3 * time.Second, LearnedAt: t0,
 			Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
 		{"only a floor", "c.example", State{Host: "c.example", Floor: 2 * time.Second, FloorSource: FloorCrawlDelay}},
 		{"unknown", "d.example", State{Host: "d.example", Floor: 500 * time.Millisecond, FloorSource: FloorDefault}},
