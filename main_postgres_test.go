@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http/httptest"
 	"net/url"
@@ -21,45 +20,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/store/postgres/pgtest"
 )
 
-// pgSchema returns the URL of an empty schema of the test PostgreSQL
-// (POLITE_TEST_POSTGRES, which store/postgres/testdata/pgtest.sh and CI
-// set), dropped when the test ends, and a connection to it for the
-// test's own looks. Without a server the test skips, saying so.
+// pgSchema returns the URL of an empty schema of the test PostgreSQL and
+// a connection to it (see pgtest.Schema).
 func pgSchema(t *testing.T) (string, *pgx.Conn) {
 	t.Helper()
-	base := os.Getenv("POLITE_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but POLITE_TEST_POSTGRES is not set: .ci/run starts PostgreSQL and exports it")
-		}
-		t.Skip("POLITE_TEST_POSTGRES is not set: run under store/postgres/testdata/pgtest.sh, which starts a throwaway PostgreSQL on loopback")
-	}
-	ctx := context.Background()
-	name := fmt.Sprintf("cli_%08x", rand.Uint32())
-	c, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to POLITE_TEST_POSTGRES: %v", err)
-	}
-	if _, err := c.Exec(ctx, `CREATE SCHEMA `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Exec(ctx, `DROP SCHEMA `+name+` CASCADE`)
-		c.Close(ctx)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	if _, err := c.Exec(ctx, `SET search_path TO `+name); err != nil {
-		t.Fatal(err)
-	}
-	return u.String(), c
+	return pgtest.Schema(t, "cli")
 }
 
 // A PostgreSQL that does not answer is an error naming it, exit 2, and

@@ -4,56 +4,28 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/store/postgres"
+	"github.com/polite-crawler/polite/store/postgres/pgtest"
 )
 
 // pgWorkers returns n stores on one empty schema of the test PostgreSQL
-// (POLITE_TEST_POSTGRES, which store/postgres/testdata/pgtest.sh sets),
-// each a worker of its own; without a server the test skips.
+// (see pgtest.Schema), each a worker of its own.
 func pgWorkers(t *testing.T, n int) []*postgres.DB {
 	t.Helper()
-	base := os.Getenv("POLITE_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but POLITE_TEST_POSTGRES is not set: .ci/run starts PostgreSQL and exports it")
-		}
-		t.Skip("POLITE_TEST_POSTGRES is not set: run under store/postgres/testdata/pgtest.sh, which starts a throwaway PostgreSQL on loopback")
-	}
+	u, _ := pgtest.Schema(t, "crawl")
 	ctx := context.Background()
-	name := fmt.Sprintf("crawl_%08x", rand.Uint32())
-	c, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to POLITE_TEST_POSTGRES: %v", err)
-	}
-	if _, err := c.Exec(ctx, `CREATE SCHEMA `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Exec(ctx, `DROP SCHEMA `+name+` CASCADE`)
-		c.Close(ctx)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
+	var err error
 	dbs := make([]*postgres.DB, n)
 	for i := range dbs {
-		if dbs[i], err = postgres.Open(ctx, u.String()); err != nil {
+		if dbs[i], err = postgres.Open(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { dbs[i].Close() })
