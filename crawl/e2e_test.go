@@ -6,37 +6,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/fakeclock"
+	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
 )
 
-// fastConfig is a crawl configuration with delays short enough for tests.
-func fastConfig(t *testing.T, seeds ...string) crawl.Config {
-	t.Helper()
-	cfg := crawl.DefaultConfig()
-	cfg.Job = "test"
-	cfg.OutDir = filepath.Join(t.TempDir(), "out")
-	cfg.UserAgent = "polite-test/1.0"
-	cfg.Pace.Floor = 5 * time.Millisecond
-	cfg.Pace.Start = 20 * time.Millisecond
-	cfg.Pace.Decrease = 5 * time.Millisecond
-	cfg.Pace.Ceiling = 2 * time.Second
-	cfg.Pace.Jitter = 0
-	cfg.Timeout = 5 * time.Second
-	cfg.Grace = 2 * time.Second
-	cfg.Seeds = crawl.SeedLines("seeds", seeds...)
-	return cfg
-}
+// The fixtures crawl's end-to-end tests share with crawl/e2etest.
+var (
+	fastConfig = crawlfix.FastConfig
+	onClock    = crawlfix.OnClock
+	mustOpen   = crawlfix.OpenDB
+	serve      = crawlfix.Serve
+)
 
 // onFakeClock runs cfg on a fake clock that moves to the next timer
 // whenever the run waits on time alone, so that what would take seconds
@@ -49,14 +38,6 @@ func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
 	return clk
 }
 
-// onClock is onFakeClock with a clock made beforehand, for a test whose
-// origins keep time on the same clock (crawltest.Config.Clock).
-func onClock(t *testing.T, cfg *crawl.Config, clk *fakeclock.Clock) {
-	t.Helper()
-	cfg.Clock = clk
-	t.Cleanup(clk.Auto(5 * time.Millisecond))
-}
-
 func mustNormalize(t *testing.T, s string) string {
 	t.Helper()
 	u, err := crawl.Normalize(s)
@@ -64,66 +45,6 @@ func mustNormalize(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return u
-}
-
-func mustOpen(t *testing.T) *store.DB {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "polite.db")
-	if err := os.WriteFile(path, migratedDB(t), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// migrated holds a new database file at the current schema, made once:
-// running the migrations is most of the CPU a small crawl test costs
-// under -race, and every mustOpen starts from the same empty database.
-var migrated struct {
-	once  sync.Once
-	bytes []byte
-	err   error
-}
-
-func migratedDB(t *testing.T) []byte {
-	t.Helper()
-	migrated.once.Do(func() {
-		dir, err := os.MkdirTemp("", "polite-crawl-test-")
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, "polite.db")
-		db, err := store.Open(path)
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		if migrated.err = db.Close(); migrated.err != nil {
-			return
-		}
-		if _, err := os.Stat(path + "-wal"); err == nil {
-			migrated.err = fmt.Errorf("%s-wal left after close: the file alone is not the database", path)
-			return
-		}
-		migrated.bytes, migrated.err = os.ReadFile(path)
-	})
-	if migrated.err != nil {
-		t.Fatalf("a migrated database to copy: %v", migrated.err)
-	}
-	return migrated.bytes
-}
-
-func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
-	t.Helper()
-	o, srv := crawltest.Serve(cfg)
-	t.Cleanup(srv.Close)
-	return o, srv
 }
 
 type manifestLine struct {

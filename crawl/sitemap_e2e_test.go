@@ -10,45 +10,13 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
 )
 
-// sitemapCrawl runs one --sitemaps crawl of the origin's root on a fake
-// clock starting at t0 (the wall clock's now when zero), and returns its
-// report. A pass after another starts after the other's end: the fake
-// clock runs ahead of the wall clock whenever the run waits.
-func sitemapCrawl(t *testing.T, db *store.DB, base, out string, t0 time.Time) *crawl.Report {
-	t.Helper()
-	cfg := fastConfig(t, base+"/")
-	cfg.OutDir = out
-	cfg.Sitemaps = true
-	if t0.IsZero() {
-		t0 = time.Now()
-	}
-	clk := fakeclock.New(t0)
-	cfg.Clock = clk
-	t.Cleanup(clk.Auto(5 * time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	rep, err := crawl.Run(ctx, db, cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return rep
-}
-
-func sitemapStats(rep *crawl.Report, path string) *crawl.SitemapStats {
-	if rep.Sitemaps == nil {
-		return nil
-	}
-	for _, s := range rep.Sitemaps.Sitemaps {
-		if strings.HasSuffix(s.URL, path) {
-			return s
-		}
-	}
-	return nil
-}
+var (
+	sitemapCrawl = crawlfix.SitemapCrawl
+	sitemapStats = crawlfix.SitemapStats
+)
 
 // robots.txt names an index, which lists a .xml.gz, a .xml and a .txt
 // sitemap of pages no page links to: a crawl of the root with --sitemaps

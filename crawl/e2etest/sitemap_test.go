@@ -51,7 +51,7 @@ func TestSitemapsHostileAreBoundedAndReported(t *testing.T) {
 		}
 	})
 	wall := time.Now()
-	rep := sitemapCrawl(t, db, srv.URL, t.TempDir())
+	rep := sitemapCrawl(t, db, srv.URL, t.TempDir(), time.Time{})
 	took := time.Since(wall)
 	close(stop)
 	wg.Wait()
