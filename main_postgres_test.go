@@ -27,7 +27,8 @@ import (
 // a connection to it (see pgtest.Schema).
 func pgSchema(t *testing.T) (string, *pgx.Conn) {
 	t.Helper()
-	return pgtest.Schema(t, "cli")
+	u := pgtest.Schema(t, "cli")
+	return u, pgtest.Conn(t, u)
 }
 
 // A PostgreSQL that does not answer is an error naming it, exit 2, and

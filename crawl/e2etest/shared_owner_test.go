@@ -20,7 +20,7 @@ import (
 // (see pgtest.Schema), each a worker of its own.
 func pgWorkers(t *testing.T, n int) []*postgres.DB {
 	t.Helper()
-	u, _ := pgtest.Schema(t, "crawl")
+	u := pgtest.Schema(t, "crawl")
 	ctx := context.Background()
 	var err error
 	dbs := make([]*postgres.DB, n)

@@ -2,11 +2,8 @@ package postgres
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
@@ -133,27 +130,11 @@ func TestClaimPaceOwnerAndHold(t *testing.T) {
 // keeps its rows, every host unowned, and claims own hosts.
 func TestMigrateFromVersion5(t *testing.T) {
 	t.Parallel()
-	u := newSchema(t)
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	setup := `CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (5);` +
-		strings.Join(migrations[:5], "") + `
-INSERT INTO host_pace (host, next_at, claimed_by, hold_until, hold_reason) VALUES ('a.test', 100, 7, 200, 'retry-after')`
-	if _, err := c.Exec(ctx, setup); err != nil {
-		t.Fatalf("build schema version 5: %v", err)
-	}
-	db := mustOpen(t, u, newClock())
-	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != len(migrations) {
-		t.Errorf("schema version = %d, %v; want %d", v, err, len(migrations))
-	}
+	db := openFromVersion(t, 5, `INSERT INTO host_pace (host, next_at, claimed_by, hold_until, hold_reason) VALUES ('a.test', 100, 7, 200, 'retry-after')`)
 	var next, by, hold, owner, until int64
 	var reason string
-	err = db.pool.QueryRow(ctx, `SELECT next_at, claimed_by, hold_until, hold_reason, owner, owner_until FROM host_pace WHERE host = 'a.test'`).
+	err := db.pool.QueryRow(ctx, `SELECT next_at, claimed_by, hold_until, hold_reason, owner, owner_until FROM host_pace WHERE host = 'a.test'`).
 		Scan(&next, &by, &hold, &reason, &owner, &until)
 	if err != nil || next != 100 || by != 7 || hold != 200 || reason != "retry-after" || owner != 0 || until != 0 {
 		t.Errorf("host_pace row after migration = %d %d %d %q owner %d until %d, %v; want 100 7 200 retry-after, unowned",

@@ -1,37 +1,20 @@
 package postgres
 
 import (
-	"context"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/polite-crawler/polite/pace"
+	"github.com/polite-crawler/polite/store/storetest"
 )
-
-// fullState has every field of pace.State set, each to a value of its
-// own, so that a column left out or swapped shows.
-func fullState(host string) pace.State {
-	return pace.State{
-		Host: host, Delay: 3 * time.Second, SetAt: t0,
-		HalfLife: 3 * time.Second, Baseline: 80 * time.Millisecond,
-		CongestionDelay: 900 * time.Millisecond, CongestionAt: t0.Add(-time.Hour),
-		LastSignal: "latency", SignalAt: t0.Add(-time.Minute),
-		SafeGap: 1040 * time.Millisecond, RefusedGap: 960 * time.Millisecond,
-		LearnedAt: t0.Add(-2 * time.Minute), LearnedHalfLife: 72 * time.Hour,
-		Floor: 500 * time.Millisecond, FloorSource: pace.FloorSource("robots"),
-		HoldUntil: t0.Add(time.Hour), HoldReason: pace.HoldRetryAfter,
-	}
-}
 
 // A state saved with a hold is a hold every worker sees, with its reason,
 // whether saved alone or with others; the round trip of every field is
 // the shared suite's (store/storetest).
 func TestSavedHoldIsEveryWorkersHold(t *testing.T) {
 	t.Parallel()
-	want := fullState("a.test")
+	want := storetest.FullState("a.test")
 	tests := []struct {
 		name string
 		save func(*DB, pace.State) error
@@ -60,26 +43,9 @@ func TestSavedHoldIsEveryWorkersHold(t *testing.T) {
 // where a signal was kept, and the new fields start at zero.
 func TestMigrateFromVersion2(t *testing.T) {
 	t.Parallel()
-	u := newSchema(t)
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	setup := `CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (2);` +
-		migrations[0] + migrations[1] + `
-INSERT INTO host_state (host, delay_ns, set_at, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until)
+	db := openFromVersion(t, 2, `INSERT INTO host_state (host, delay_ns, set_at, congestion_ns, congestion_at, last_signal, floor_ns, floor_source, hold_until)
 VALUES ('a.test', 3000000000, 100, 900000000, 50, '429', 500000000, 'robots', 200),
-       ('b.test', 1000000000, 100, 0, 0, '', 0, '', 0)`
-	if _, err := c.Exec(ctx, setup); err != nil {
-		t.Fatalf("build schema version 2: %v", err)
-	}
-	db := mustOpen(t, u, newClock())
-	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != len(migrations) {
-		t.Errorf("schema version = %d, %v; want %d", v, err, len(migrations))
-	}
+       ('b.test', 1000000000, 100, 0, 0, '', 0, '', 0)`)
 	want := []pace.State{
 		{Host: "a.test", Delay: 3 * time.Second, SetAt: fromNanos(100),
 			CongestionDelay: 900 * time.Millisecond, CongestionAt: fromNanos(50), LastSignal: "429", SignalAt: fromNanos(50),
@@ -91,7 +57,7 @@ VALUES ('a.test', 3000000000, 100, 900000000, 50, '429', 500000000, 'robots', 20
 		t.Errorf("States after migration = %+v, %v;\nwant %+v", got, err, want)
 	}
 	// The migrated schema takes every field.
-	full := fullState("c.test")
+	full := storetest.FullState("c.test")
 	if err := db.Save(full); err != nil {
 		t.Fatal(err)
 	}

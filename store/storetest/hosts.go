@@ -10,9 +10,9 @@ import (
 	"github.com/polite-crawler/polite/pace"
 )
 
-// fullState has every field of pace.State set, each to a value of its
+// FullState has every field of pace.State set, each to a value of its
 // own, so that a column left out or swapped shows.
-func fullState(host string) pace.State {
+func FullState(host string) pace.State {
 	return pace.State{
 		Host: host, Delay: 1234567891 * time.Nanosecond, SetAt: T0,
 		HalfLife: 3 * time.Second, Baseline: 87 * time.Millisecond,
@@ -28,7 +28,7 @@ func fullState(host string) pace.State {
 // Every field of pace.State survives Save or SaveAll, then Load and
 // States; a later save replaces every field, zero ones too.
 func testPaceStateRoundTrip(t *testing.T, v *env) {
-	full := fullState("example.com:8080")
+	full := FullState("example.com:8080")
 	rv := reflect.ValueOf(full)
 	for i := range rv.NumField() {
 		if rv.Field(i).IsZero() {

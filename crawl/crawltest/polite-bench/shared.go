@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net/url"
 	"os"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/store/postgres"
+	"github.com/polite-crawler/polite/store/postgres/pgtest"
 )
 
 // sharedWorkers is how many crawls work one job in the shared scenario.
@@ -25,7 +22,7 @@ var sharedScenario = fmt.Sprintf("token bucket, %d workers on PostgreSQL", share
 
 // benchPostgres is the variable naming the PostgreSQL the shared scenario
 // uses (store/postgres/testdata/pgtest.sh sets it).
-const benchPostgres = "POLITE_TEST_POSTGRES"
+const benchPostgres = pgtest.Env
 
 // shared runs three in-process crawls (each a worker with its own pool of
 // connections) on one job against one token-bucket origin, through a
@@ -101,26 +98,9 @@ func sharedWorker(ctx context.Context, u string, cfg crawl.Config, out string) e
 // benchSchema creates an empty schema on the server at base and returns
 // a URL that uses it, and a func that drops it.
 func benchSchema(ctx context.Context, base string) (string, func(), error) {
-	name := fmt.Sprintf("bench_%08x", rand.Uint32())
-	c, err := pgx.Connect(ctx, base)
+	u, drop, err := pgtest.NewSchema(ctx, base, "bench")
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", benchPostgres, err)
-	}
-	if _, err := c.Exec(ctx, `CREATE SCHEMA `+name); err != nil {
-		c.Close(ctx)
 		return "", nil, err
 	}
-	drop := func() {
-		c.Exec(context.Background(), `DROP SCHEMA `+name+` CASCADE`)
-		c.Close(context.Background())
-	}
-	pu, err := url.Parse(base)
-	if err != nil {
-		drop()
-		return "", nil, err
-	}
-	q := pu.Query()
-	q.Set("search_path", name)
-	pu.RawQuery = q.Encode()
-	return pu.String(), drop, nil
+	return u, func() { drop() }, nil
 }
