@@ -70,7 +70,7 @@ const enqueueColumns = `job, url, host, state, attempts, next_at, priority, dept
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
 
 // newColumns are what a URL new to the frontier (a seed, a link) has; the
-// other columns of enqueueColumns take their defaults (0, ”), which is
+// other columns of enqueueColumns take their defaults (zero or empty), which is
 // what a zero field binds to. Binding half the arguments is a tenth less
 // CPU for a million seeds.
 const newColumns = `job, url, host, state, next_at, priority, depth, hops, parent, kind`
