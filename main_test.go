@@ -681,14 +681,14 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 func TestCLIBadInputAtTheEdges(t *testing.T) {
 	_, srv := serve(t, crawltest.Config{})
 	dir := t.TempDir()
-	db := filepath.Join(dir, "polite.db")
 	good := writeFile(t, "good.txt", srv.URL+"/ok\n")
 	aFile := writeFile(t, "a-file", "not a folder")
 	foreign := writeFile(t, "notes.db", "these are my notes, not a database\n")
 	garbled := writeFile(t, "garbled.db", "SQLite format 3\x00"+strings.Repeat("\xff", 3000))
 	longLine := "https://a.example/" + strings.Repeat("a", 1<<20) + "\n"
-	crawl := func(extra ...string) []string {
-		args := append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out")}, fast...)
+	crawl := func(extra ...string) []string { // each case its own database: they run in parallel
+		own := t.TempDir()
+		args := append([]string{"crawl", "--db", filepath.Join(own, "polite.db"), "--out", filepath.Join(own, "out")}, fast...)
 		return append(args, extra...) // after fast, so that they win
 	}
 	tests := []struct {
@@ -738,7 +738,7 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel() // at most two of them open a database, each its own
+			t.Parallel() // a case that opens a database has its own
 			r := run(t, "", tt.args...)
 			ok := false
 			for _, c := range tt.want {
