@@ -42,6 +42,7 @@ const (
 	probeRoom       = 0.03 // no probe within 3% of mem
 	memoryGrace     = 1.0  // half-lives the memory is trusted whole
 	memoryLife      = 4.0  // half-lives after which the memory is forgotten
+	burstBand       = 1.05 // a refusal this far above the memory means a burst hid the limit
 	slowDownFactor  = 1.5  // a soft block (Outcome.SlowDown) multiplies by this
 	snapTolerance   = 0.01 // aging under 1% within a run does not move the operating point
 )
@@ -327,11 +328,16 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 		gap = min(gap, old)
 	case h.probed:
 		h.settle = settleFactor // a probe found the limit: the memory is close
-	case old > 0 && gap >= old:
-		// Refused again at or above the memory without probing: the
+	case old > 0 && gap >= scale(old, burstBand):
+		// Refused again clearly above the memory without probing: the
 		// memory underestimates (a burst allowance hid the limit), so the
 		// next target keeps further away.
 		h.settle = min(maxSettle, max(settleFactor, h.settle)*settleFactor)
+	case old > 0 && gap >= old:
+		// Refused just above the memory: the operating point was near the
+		// limit and noise (in the network, in the sender) crossed it. The
+		// memory moves up to this gap; the settle factor stays.
+		h.settle = settleFactor
 	}
 	h.mem, h.memAt = gap, now
 	if signal != SignalBreaker { // a pause for slowness, not a word about the pace
@@ -347,5 +353,7 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 }
 
 // minCongestionBase is the least delay a congestion signal multiplies: with
-// --floor 0 a host crawled flat out would otherwise stay at 0 x 3 = 0.
-const minCongestionBase = 100 * time.Millisecond
+// --floor 0 a host crawled flat out would otherwise stay at 0 x 3 = 0. It
+// is small, so that it never outweighs the delay of a host paced at
+// tenths of a second (or a time-scaled benchmark's).
+const minCongestionBase = 10 * time.Millisecond

@@ -135,3 +135,30 @@ func TestRepeatedRefusalWidensTarget(t *testing.T) {
 		t.Errorf("second settle = %v, want %v", got, want)
 	}
 }
+
+// TestRefusalNearMemoryIsNoise: refused at a gap just above the memory
+// (within 5%), without probing, the operating point was at the limit and
+// noise crossed it: the memory moves up to that gap and the next target is
+// the usual 1.1x of it, not a widened one. A long bench run used to sit
+// 4% above the limit for good after one such refusal.
+func TestRefusalNearMemoryIsNoise(t *testing.T) {
+	p := New(noAging(), fixedRand(0))
+	p.Restore(State{Host: "a.example", Delay: 1020 * time.Millisecond, SetAt: t0,
+		CongestionDelay: time.Second, CongestionAt: t0}, t0)
+	p.Begin("a.example", t0)
+	p.Observe("a.example", t0, ok) // walking back: 1.02s is under the target
+	now := t0.Add(1020 * time.Millisecond)
+	p.Begin("a.example", now)
+	p.Observe("a.example", now, tooMany) // refused at 1.02s: 2% above the memory
+	if got := p.State("a.example").CongestionDelay; got != 1020*time.Millisecond {
+		t.Fatalf("memory after the refusal = %v, want 1.02s", got)
+	}
+	for range 7 { // walk back and hold, short of a probe
+		now = p.Ready("a.example", now)
+		p.Begin("a.example", now)
+		p.Observe("a.example", now, ok)
+	}
+	if got, want := p.Delay("a.example", now), scale(1020*time.Millisecond, settleFactor); !near(got, want) {
+		t.Errorf("settled at %v, want %v (1.1x the new memory)", got, want)
+	}
+}

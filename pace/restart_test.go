@@ -36,10 +36,23 @@ func TestCongestionWithAZeroFloor(t *testing.T) {
 	p := New(cfg, fixedRand(0))
 	runScript(t, p, "a.example", []step{
 		{name: "flat out", at: 0, out: Outcome{Status: 200}, want: 0},
-		{name: "429", at: time.Millisecond, out: Outcome{Status: 429}, want: 300 * time.Millisecond,
-			v: Verdict{Congestion: true, Raised: true, Hold: 300 * time.Millisecond}},
-		{name: "429 again", at: atReady, out: Outcome{Status: 429}, want: 900 * time.Millisecond,
-			v: Verdict{Congestion: true, Raised: true, Hold: 900 * time.Millisecond}},
+		{name: "429", at: time.Millisecond, out: Outcome{Status: 429}, want: 30 * time.Millisecond,
+			v: Verdict{Congestion: true, Raised: true, Hold: 30 * time.Millisecond}},
+		{name: "429 again", at: atReady, out: Outcome{Status: 429}, want: 90 * time.Millisecond,
+			v: Verdict{Congestion: true, Raised: true, Hold: 90 * time.Millisecond}},
+	})
+}
+
+// A host paced at tenths of a second (a time-scaled benchmark's, or one
+// with a low --floor) is multiplied from its own delay on a 429, not from
+// a fixed base that would hold it several times longer.
+func TestCongestionAtTenthsOfASecond(t *testing.T) {
+	cfg := noAging()
+	cfg.Floor, cfg.Start = 50*time.Millisecond, 70*time.Millisecond
+	p := New(cfg, fixedRand(0))
+	runScript(t, p, "a.example", []step{
+		{name: "429", at: 0, out: Outcome{Status: 429}, want: 210 * time.Millisecond,
+			v: Verdict{Congestion: true, Raised: true, Hold: 210 * time.Millisecond}},
 	})
 }
 
