@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,6 +60,7 @@ type seedLoad struct {
 
 	fp      frontier.SeedSource // stored once everything is enqueued; Job "" for text
 	store   bool                // fp is to be stored
+	size    int                 // seeds per batch; 0 is seedBatch (tests make it small)
 	batch   []Seed
 	urls    []*url.URL // batch's URLs as the reader parsed them
 	entries []frontier.Entry
@@ -180,7 +182,7 @@ func fileSHA256(f *os.File) (string, error) {
 // fill reads the next batch of seeds, stopping early when ctx ends.
 func (l *seedLoad) fill(ctx context.Context) error {
 	l.batch, l.urls = l.batch[:0], l.urls[:0]
-	for len(l.batch) < seedBatch && !l.eof {
+	for len(l.batch) < cmp.Or(l.size, seedBatch) && !l.eof {
 		if len(l.batch)%1024 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}

@@ -51,8 +51,9 @@ func (s *txSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 // the file, and the lock's heartbeat never comes while one is open.
 func TestSeedLoadTransactions(t *testing.T) {
 	t.Parallel()
+	const size = 500 // seeds per batch: the transactions, not the volume, are under test
 	batches := seedTxBatches + 3
-	lines := (batches-1)*seedBatch + 17
+	lines := (batches-1)*size + 17
 	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 	defer db.Close()
 	spy := &txSpy{DB: db}
 	gen := &genSeeds{n: lines, line: func(i int) string { return fmt.Sprintf("http://h%d.example/p/%d", i%7, i) }}
-	l := &seedLoad{job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[origin]bool{}, sr: NewSeedReader("gen", gen)}
+	l := &seedLoad{size: size, job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[origin]bool{}, sr: NewSeedReader("gen", gen)}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)
