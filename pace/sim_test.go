@@ -335,3 +335,63 @@ func BenchmarkSimulation(b *testing.B) {
 		}
 	}
 }
+
+// simulateFor sends requests one at a time to a token bucket of limit
+// requests per second (burst 1) for win, as fast as the Pacer allows, and
+// returns the successes over what the bucket offered (limit x win, plus
+// the token it starts with) and the refusals.
+func simulateFor(cfg Config, limit float64, win time.Duration, seed uint64) (goodput float64, refused int) {
+	const h = "sim.example"
+	rng := rand.New(rand.NewPCG(seed, 5))
+	p := New(cfg, rng.Float64)
+	o := newBucket(limit, 1, seed)
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	ok := 0
+	for now := t0; ; {
+		if r := p.Ready(h, now); r.After(now) {
+			now = r
+		}
+		if now.Sub(t0) >= win {
+			break
+		}
+		p.Begin(h, now)
+		status, ttfb, retry := o.serve(now)
+		now = now.Add(ttfb)
+		p.Observe(h, now, Outcome{Status: status, TTFB: ttfb, RetryAfter: retry})
+		if status == 200 {
+			ok++
+		} else {
+			refused++
+		}
+	}
+	return float64(ok) / (limit*win.Seconds() + 1), refused
+}
+
+// BenchmarkSimulationAcrossLimits spreads the token bucket's limit over
+// one step of slow start's ladder (start x 0.7^k: gaps from 0.7 s to
+// 1.43 s), so that no limit is favoured by where the ladder happens to
+// land, and averages goodput and refusals over a 40 s and a 300 s window.
+// It is how to judge a change to the start, the ramp or the probing: the
+// bench's one 1 req/s origin sits 3% under a rung of the ladder, where
+// staying put after the first refusal pays and probing does not.
+func BenchmarkSimulationAcrossLimits(b *testing.B) {
+	const limits = 12
+	for _, win := range []time.Duration{40 * time.Second, 300 * time.Second} {
+		b.Run(win.String(), func(b *testing.B) {
+			var goodput, refused float64
+			for range b.N {
+				goodput, refused = 0, 0
+				for k := range limits {
+					gap := 0.7 * math.Pow(1/0.7, float64(k)/limits) // seconds
+					for _, seed := range simSeeds {
+						g, r := simulateFor(DefaultConfig(), 1/gap, win, seed)
+						goodput += g / limits / float64(len(simSeeds))
+						refused += float64(r) / limits / float64(len(simSeeds))
+					}
+				}
+			}
+			b.ReportMetric(goodput, "goodput/limit")
+			b.ReportMetric(refused, "refusals/run")
+		})
+	}
+}
