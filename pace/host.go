@@ -21,12 +21,19 @@ import (
 // failed probe walks back to hi, which the probe's own successes may have
 // lowered.
 //
-// Two refinements keep the memory honest. A signal with no success since
-// the previous one is its echo (a queue still draining, a sliding window
-// still full) and does not raise the memory. A refusal at or above the
-// memory after settling (not during a probe) means the memory was too low
-// (a burst allowance hid the limit), so the settle factor grows by 1.1
-// each time, up to maxSettle.
+// Three refinements keep the memory honest. A signal with no success
+// since the previous one is its echo (a queue still draining, a sliding
+// window still full) and does not raise the memory. A refusal clearly
+// above the memory (burstBand) after settling, not during a probe, means
+// the memory was too low (a burst allowance hid the limit), so the settle
+// factor grows by 1.1 each time, up to maxSettle; one just above it is
+// noise at the limit and leaves the factor alone. And a refusal at an
+// operating point that has held for noiseQuiet successes, at a gap within
+// burstBand of one that worked, is noise too (a request that arrived early
+// after one that arrived late): the delay backs off as for any refusal,
+// then walks back to the same point, and nothing learned changes. So at
+// most one refusal in noiseQuiet requests is forgiven; a second one
+// sooner is news.
 //
 // The memory ages: it is trusted whole for memoryGrace half-lives, then
 // decays like a stored delay (so probes may go lower), and after memoryLife
@@ -43,6 +50,7 @@ const (
 	memoryGrace     = 1.0  // half-lives the memory is trusted whole
 	memoryLife      = 4.0  // half-lives after which the memory is forgotten
 	burstBand       = 1.05 // a refusal this far above the memory means a burst hid the limit
+	noiseQuiet      = 100  // successes at an operating point before a refusal there may be noise
 	slowDownFactor  = 1.5  // a soft block (Outcome.SlowDown) multiplies by this
 	snapTolerance   = 0.01 // aging under 1% within a run does not move the operating point
 )
@@ -84,7 +92,8 @@ type host struct {
 	// The careful approach (this run only).
 	hi     time.Duration // shortest gap answered without refusal; 0 when unknown
 	op     time.Duration // current operating point; 0 while walking back
-	quiet  int           // successes at op
+	quiet  int           // successes at op since the last probe
+	held   int           // successes at op since it last moved
 	probed bool          // op was lowered by a probe since the last congestion
 	settle float64       // target over mem without hi; grows on repeated refusals
 
@@ -270,7 +279,7 @@ func (h *host) calm(cfg Config, aged, gap time.Duration, now time.Time) time.Dur
 	if h.op == 0 {
 		d := walkBack(aged, t, cfg.Decrease)
 		if d <= t {
-			h.op, h.quiet = d, 0
+			h.op, h.quiet, h.held = d, 0, 0
 		}
 		return d
 	}
@@ -279,6 +288,7 @@ func (h *host) calm(cfg Config, aged, gap time.Duration, now time.Time) time.Dur
 		return walkBack(aged, h.op, cfg.Decrease)
 	}
 	h.quiet++
+	h.held++
 	if h.quiet < probeQuiet {
 		return h.op
 	}
@@ -288,7 +298,7 @@ func (h *host) calm(cfg Config, aged, gap time.Duration, now time.Time) time.Dur
 	if h.op > scale(mem, 1+probeRoom) {
 		step := min(scale(h.op-mem, probeFraction), scale(h.op, probeStep))
 		h.op = max(floor, h.op-step, scale(mem, 1+probeRoom/2))
-		h.probed = true
+		h.probed, h.held = true, 0
 	}
 	return h.op
 }
@@ -320,6 +330,18 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 		return aged
 	}
 	h.raisedAt = now
+	raised := max(floor, min(cfg.Ceiling, scale(max(aged, minCongestionBase), factor)))
+	if h.noise(signal, gap) {
+		// The operating point held for a long while and a gap no shorter
+		// than ones that worked was refused: noise at the limit (a
+		// request that arrived early after one that arrived late), not
+		// news about the host. Back off as for any refusal, then come
+		// back to the same operating point; what was learned stands. A
+		// second refusal before the point holds as long again is news.
+		h.memAt, h.held, h.quiet, h.calmSince = now, 0, 0, 0
+		h.lat.slowRun = 0
+		return raised
+	}
 	switch old := h.memEffective(cfg, now); {
 	case old > 0 && h.calmSince == 0:
 		// No success since the last signal: this one is its echo (a queue
@@ -349,7 +371,16 @@ func (h *host) congest(cfg Config, aged, gap time.Duration, began time.Time, sig
 		h.hi = 0 // a gap that worked before was refused: the server changed
 	}
 	h.op, h.quiet, h.probed, h.calmSince = 0, 0, false, 0
-	return max(floor, min(cfg.Ceiling, scale(max(aged, minCongestionBase), factor)))
+	return raised
+}
+
+// noise reports whether a refusal (signal) of a request sent gap after the
+// one before it is noise at the operating point: the point held for
+// noiseQuiet answers, and gap is within burstBand of the shortest gap that
+// worked.
+func (h *host) noise(signal string, gap time.Duration) bool {
+	return (signal == Signal429 || signal == Signal503) && h.op > 0 && h.held >= noiseQuiet &&
+		h.hi > 0 && gap < scale(h.hi, burstBand)
 }
 
 // minCongestionBase is the least delay a congestion signal multiplies: with

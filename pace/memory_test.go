@@ -162,3 +162,58 @@ func TestRefusalNearMemoryIsNoise(t *testing.T) {
 		t.Errorf("settled at %v, want %v (1.1x the new memory)", got, want)
 	}
 }
+
+// TestRefusalAfterALongHoldIsNoise: a 429 at an operating point that has
+// held for noiseQuiet successes, at a gap that has worked, is noise (one
+// request that arrived early after one that arrived late). The delay
+// backs off as for any 429, then walks back to the same point, and the
+// memory and the learned gaps stay as they were. A second 429 before the
+// point has held as long again is news: the memory moves up to it.
+func TestRefusalAfterALongHoldIsNoise(t *testing.T) {
+	const host = "a.example"
+	p := New(noAging(), fixedRand(0))
+	p.Restore(State{Host: host, Delay: time.Second, SetAt: t0}, t0)
+	p.Begin(host, t0)
+	p.Observe(host, t0, tooMany) // memory 1s
+	now := t0
+	step := func(o Outcome) Verdict {
+		now = p.Ready(host, now)
+		p.Begin(host, now)
+		return p.Observe(host, now, o)
+	}
+	for range 30 { // walk back, settle and probe down to just above the memory
+		step(ok)
+	}
+	op := p.Delay(host, now)
+	if op <= time.Second || op > 1030*time.Millisecond {
+		t.Fatalf("operating point %v, want just above the 1s memory", op)
+	}
+	for range noiseQuiet {
+		step(ok)
+	}
+	if got := p.Delay(host, now); got != op {
+		t.Fatalf("after %d more successes the delay is %v, want the operating point %v", noiseQuiet, got, op)
+	}
+	before := p.State(host)
+
+	v := step(tooMany)
+	if !v.Congestion || !near(v.Hold, scale(op, 3)) {
+		t.Fatalf("429 at the operating point: %+v, want congestion held 3x %v", v, op)
+	}
+	after := p.State(host)
+	if after.CongestionDelay != before.CongestionDelay || after.SafeGap != before.SafeGap || after.RefusedGap != before.RefusedGap {
+		t.Errorf("after a 429 taken for noise: memory %v, safe %v, refused %v; want them unchanged (%v, %v, %v)",
+			after.CongestionDelay, after.SafeGap, after.RefusedGap, before.CongestionDelay, before.SafeGap, before.RefusedGap)
+	}
+	for range 8 {
+		step(ok)
+	}
+	if got := p.Delay(host, now); got != op {
+		t.Errorf("after the walk back the delay is %v, want the same operating point %v", got, op)
+	}
+
+	step(tooMany) // again, long before the point has held for noiseQuiet
+	if got := p.State(host).CongestionDelay; got == before.CongestionDelay {
+		t.Errorf("a second 429 soon after left the memory at %v: it is news, the memory should move to the refused gap", got)
+	}
+}
