@@ -10,8 +10,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +60,7 @@ type response struct {
 	capture *capture
 
 	start time.Time // when the request started, on the fetcher's clock
+	sent  time.Time // when it was written, after any dial; zero if never
 	note  *connNote // the connection's address, for a WARC record
 }
 
@@ -123,6 +126,11 @@ func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*htt
 	if f.warc != nil {
 		ctx, note = withConnNote(ctx)
 	}
+	var sent atomic.Pointer[time.Time] // written by the transport's goroutine
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		t := f.now()
+		sent.Store(&t)
+	}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, response{Err: err, Reason: "bad-url"}
@@ -141,7 +149,11 @@ func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*htt
 	if err != nil {
 		return nil, response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
 	}
-	return resp, response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), start: start, note: note}
+	r := response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), start: start, note: note}
+	if t := sent.Load(); t != nil {
+		r.sent = *t
+	}
+	return resp, r
 }
 
 // errBadEncoding is a compressed body that does not decode.

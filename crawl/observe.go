@@ -10,6 +10,7 @@ import (
 // statistics and holds the host when the answer keeps it away.
 func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
+	c.pacer.Sent(h.key, r.start, resp.sent)
 	o := outcomeOf(resp, r.slow, now)
 	v := c.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {

@@ -225,3 +225,21 @@ func (p *Pacer) Begin(host string, now time.Time) {
 	}
 	h.u = min(u, 1)
 }
+
+// Sent says that the request to host begun at begun left at sent: after
+// its connection was dialled and its TLS handshake done, when it was
+// written. The next request's gap is measured from there, so that a
+// server, which sees a request only when it arrives, sees at least the
+// delay between the two; otherwise a run's first request, slowed by its
+// connection, arrives late and the second one, on the open connection,
+// arrives early. Ignored when another request has begun since, or sent is
+// not after begun.
+func (p *Pacer) Sent(host string, begun, sent time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.lookup(host)
+	if h == nil || !h.lastBegin.Equal(begun) || !sent.After(begun) {
+		return
+	}
+	h.lastBegin = sent
+}

@@ -426,3 +426,30 @@ func TestUnobservedBegin(t *testing.T) {
 		}
 	}
 }
+
+// A request that left late (its connection was dialled first) moves the
+// next request's earliest start: the server sees the two at least the
+// delay apart. Sent for a request that is no longer the last begun, or a
+// time before it began, changes nothing.
+func TestSentMovesTheNextStart(t *testing.T) {
+	const host = "a.example"
+	p := New(noAging(), fixedRand(0))
+	p.Begin(host, t0)
+	sent := t0.Add(300 * time.Millisecond) // after a slow dial and handshake
+	p.Sent(host, t0, sent)
+	now := t0.Add(400 * time.Millisecond)
+	p.Observe(host, now, Outcome{Status: 404})
+	if got, want := p.Ready(host, now), sent.Add(p.Delay(host, now)); !got.Equal(want) {
+		t.Errorf("Ready = t0+%v, want t0+%v: the delay after the first request left", got.Sub(t0), want.Sub(t0))
+	}
+
+	next := p.Ready(host, now)
+	p.Begin(host, next)
+	p.Sent(host, t0, next.Add(time.Second)) // not the last begun
+	p.Sent(host, next, next.Add(-time.Millisecond))
+	now = next.Add(100 * time.Millisecond)
+	p.Observe(host, now, Outcome{Status: 404})
+	if got, want := p.Ready(host, now), next.Add(p.Delay(host, now)); !got.Equal(want) {
+		t.Errorf("Ready = t0+%v, want t0+%v: the stale and the backwards Sent were not ignored", got.Sub(t0), want.Sub(t0))
+	}
+}
