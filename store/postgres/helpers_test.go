@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/store/postgres/pgtest"
+	"github.com/polite-crawler/polite/store/storetest"
 )
 
 // serverURL returns the test server's URL (see pgtest.URL).
@@ -21,7 +21,7 @@ func newSchema(t *testing.T) string { return pgtest.Schema(t, "t_"+t.Name()) }
 // mustOpen opens the database at u, on clock c (nil: the server's), and
 // closes it when the test ends. Each call is another pool of
 // connections: a worker of its own.
-func mustOpen(t *testing.T, u string, c *fakeClock) *DB {
+func mustOpen(t *testing.T, u string, c *storetest.Clock) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), u)
 	if err != nil {
@@ -34,27 +34,10 @@ func mustOpen(t *testing.T, u string, c *fakeClock) *DB {
 	return db
 }
 
-// fakeClock is a clock the test moves; safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
-func newClock() *fakeClock { return &fakeClock{t: t0} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newClock is a clock the test moves, at t0; safe for concurrent use.
+func newClock() *storetest.Clock { return storetest.NewClock(t0) }
 
 // openFromVersion builds the schema as migration version v left it in a
 // new schema, runs rows there (the data of that version), and opens it,

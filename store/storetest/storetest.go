@@ -58,6 +58,9 @@ type Clock struct {
 	t  time.Time
 }
 
+// NewClock returns a Clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -83,7 +86,7 @@ type env struct {
 
 func (c Config) env(t *testing.T) *env {
 	t.Helper()
-	clock := &Clock{t: T0}
+	clock := NewClock(T0)
 	open := c.NewDB(t)
 	return &env{cfg: c, db: open(clock.Now), clock: clock, open: open}
 }
