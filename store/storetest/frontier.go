@@ -256,18 +256,9 @@ func testUpdateWritesEverything(t *testing.T, v *env) {
 
 func assertEntryEqual(t *testing.T, got, want frontier.Entry) {
 	t.Helper()
-	for _, f := range []struct {
-		name      string
-		got, want *time.Time
-	}{
-		{"NextAt", &got.NextAt, &want.NextAt}, {"FetchedAt", &got.FetchedAt, &want.FetchedAt},
-		{"WarcDate", &got.WarcDate, &want.WarcDate}, {"LastMod", &got.LastMod, &want.LastMod},
-	} {
-		if !f.got.Equal(*f.want) {
-			t.Errorf("%s = %v, want %v", f.name, *f.got, *f.want)
-		}
-		*f.got, *f.want = time.Time{}, time.Time{}
-	}
+	equalTimes(t, "",
+		timeField{"NextAt", &got.NextAt, &want.NextAt}, timeField{"FetchedAt", &got.FetchedAt, &want.FetchedAt},
+		timeField{"WarcDate", &got.WarcDate, &want.WarcDate}, timeField{"LastMod", &got.LastMod, &want.LastMod})
 	if want.ID == 0 {
 		want.ID = got.ID
 	}

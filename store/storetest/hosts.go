@@ -73,19 +73,10 @@ func testPaceStateRoundTrip(t *testing.T, v *env) {
 
 func assertStateEqual(t *testing.T, got, want pace.State) {
 	t.Helper()
-	for _, f := range []struct {
-		name      string
-		got, want *time.Time
-	}{
-		{"SetAt", &got.SetAt, &want.SetAt}, {"CongestionAt", &got.CongestionAt, &want.CongestionAt},
-		{"SignalAt", &got.SignalAt, &want.SignalAt}, {"LearnedAt", &got.LearnedAt, &want.LearnedAt},
-		{"HoldUntil", &got.HoldUntil, &want.HoldUntil},
-	} {
-		if !f.got.Equal(*f.want) {
-			t.Errorf("%s %s = %v, want %v", want.Host, f.name, *f.got, *f.want)
-		}
-		*f.got, *f.want = time.Time{}, time.Time{}
-	}
+	equalTimes(t, want.Host+" ",
+		timeField{"SetAt", &got.SetAt, &want.SetAt}, timeField{"CongestionAt", &got.CongestionAt, &want.CongestionAt},
+		timeField{"SignalAt", &got.SignalAt, &want.SignalAt}, timeField{"LearnedAt", &got.LearnedAt, &want.LearnedAt},
+		timeField{"HoldUntil", &got.HoldUntil, &want.HoldUntil})
 	if got != want {
 		t.Errorf("state = %+v, want %+v", got, want)
 	}

@@ -150,3 +150,24 @@ func mustEnqueue(t *testing.T, db Store, job string, es ...frontier.Entry) {
 		t.Fatalf("Enqueue: %v", err)
 	}
 }
+
+// timeField is a time field of a value read back and of the value
+// expected.
+type timeField struct {
+	name      string
+	got, want *time.Time
+}
+
+// equalTimes reports each field whose two times are not the same instant
+// (a time read back from a store has lost its location and monotonic
+// reading), its name after prefix, then zeroes them all, so that the
+// values can be compared whole.
+func equalTimes(t *testing.T, prefix string, fs ...timeField) {
+	t.Helper()
+	for _, f := range fs {
+		if !f.got.Equal(*f.want) {
+			t.Errorf("%s%s = %v, want %v", prefix, f.name, *f.got, *f.want)
+		}
+		*f.got, *f.want = time.Time{}, time.Time{}
+	}
+}
