@@ -33,6 +33,44 @@ func pgWorkers(t *testing.T, n int) []*postgres.DB {
 	return dbs
 }
 
+// workerAgent is the User-Agent of worker i of crawlTogether.
+func workerAgent(i int) string { return fmt.Sprintf("polite-test-%d/1.0", i) }
+
+// crawlTogether serves o and crawls its pages /p0 to /p(pages-1) with
+// every store of dbs at once, worker i as workerAgent(i), each one's
+// configuration passed through set (when not nil); it returns their
+// reports. OWNDEBUG in the environment logs every worker to stderr.
+func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, set func(*crawl.Config)) []*crawl.Report {
+	t.Helper()
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	seeds := make([]string, pages)
+	for i := range seeds {
+		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
+	}
+	reps := make([]*crawl.Report, len(dbs))
+	var wg sync.WaitGroup
+	for i, db := range dbs {
+		cfg := fastConfig(t, seeds...)
+		cfg.UserAgent = workerAgent(i)
+		if set != nil {
+			set(&cfg)
+		}
+		if os.Getenv("OWNDEBUG") != "" {
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
+		}
+		wg.Go(func() {
+			rep, err := crawl.Run(context.Background(), db, cfg)
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+			reps[i] = rep
+		})
+	}
+	wg.Wait()
+	return reps
+}
+
 // ownedHit is one request the origin saw: which worker sent it, and when.
 type ownedHit struct {
 	agent      string
@@ -75,29 +113,9 @@ func (o *ownedOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // fetched once.
 func TestSharedHostOneOwnerAtATime(t *testing.T) {
 	t.Parallel()
-	dbs := pgWorkers(t, 3)
 	o := &ownedOrigin{}
-	srv := httptest.NewServer(o)
-	defer srv.Close()
 	const pages = 40
-	seeds := make([]string, pages)
-	for i := range seeds {
-		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
-	}
-	var wg sync.WaitGroup
-	for i, db := range dbs {
-		cfg := fastConfig(t, seeds...)
-		cfg.UserAgent = fmt.Sprintf("polite-test-%d/1.0", i)
-		if os.Getenv("OWNDEBUG") != "" {
-			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
-		}
-		wg.Go(func() {
-			if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
-				t.Errorf("worker %d: %v", i, err)
-			}
-		})
-	}
-	wg.Wait()
+	crawlTogether(t, pgWorkers(t, 3), o, pages, nil)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.hits) != pages {
@@ -125,33 +143,10 @@ func TestSharedHostOneOwnerAtATime(t *testing.T) {
 // start.
 func TestSharedHostTakeoverContinuesFromSavedDelay(t *testing.T) {
 	t.Parallel()
-	dbs := pgWorkers(t, 2)
 	o := &ownedOrigin{throttle: map[int]bool{2: true, 3: true, 4: true}}
-	srv := httptest.NewServer(o)
-	defer srv.Close()
-	const pages = 16
-	seeds := make([]string, pages)
-	for i := range seeds {
-		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
-	}
-	reps := make([]*crawl.Report, len(dbs))
-	var wg sync.WaitGroup
-	for i, db := range dbs {
-		cfg := fastConfig(t, seeds...)
-		cfg.UserAgent = fmt.Sprintf("polite-test-%d/1.0", i)
+	reps := crawlTogether(t, pgWorkers(t, 2), o, 16, func(cfg *crawl.Config) {
 		cfg.MaxRequests = 7 // robots.txt, a page, three 429s, two steps back down
-		if os.Getenv("OWNDEBUG") != "" {
-			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
-		}
-		wg.Go(func() {
-			rep, err := crawl.Run(context.Background(), db, cfg)
-			if err != nil {
-				t.Errorf("worker %d: %v", i, err)
-			}
-			reps[i] = rep
-		})
-	}
-	wg.Wait()
+	})
 	o.mu.Lock()
 	hits := o.hits
 	o.mu.Unlock()
@@ -174,7 +169,7 @@ func TestSharedHostTakeoverContinuesFromSavedDelay(t *testing.T) {
 		if rep == nil || len(rep.Hosts) != 1 || len(rep.Hosts[0].Timeline) == 0 {
 			t.Fatalf("worker %d: report without the host's timeline: %+v", i, rep)
 		}
-		if fmt.Sprintf("polite-test-%d/1.0", i) == first {
+		if workerAgent(i) == first {
 			owner = rep.Hosts[0]
 		} else {
 			taker = rep.Hosts[0]
