@@ -159,6 +159,12 @@ func (r simResult) String() string {
 // is a discrete-event simulation: the clock jumps to the next start the
 // Pacer allows or the next answer, whichever comes first.
 func simulate(cfg Config, o origin, n, inflight int, seed uint64) simResult {
+	return simulateUntil(cfg, o, n, inflight, seed, 0)
+}
+
+// simulateUntil is simulate that starts no request after win (0: no
+// bound).
+func simulateUntil(cfg Config, o origin, n, inflight int, seed uint64, win time.Duration) simResult {
 	const h = "sim.example"
 	type answer struct {
 		at          time.Time
@@ -175,6 +181,9 @@ func simulate(cfg Config, o origin, n, inflight int, seed uint64) simResult {
 		ready := p.Ready(h, now)
 		if ready.Before(now) {
 			ready = now
+		}
+		if win > 0 && ready.Sub(t0) >= win {
+			n = sent // no more starts: drain what is in flight
 		}
 		if sent < n && len(pending) < inflight && (len(pending) == 0 || !pending[0].at.Before(ready)) {
 			now = ready
@@ -341,30 +350,8 @@ func BenchmarkSimulation(b *testing.B) {
 // returns the successes over what the bucket offered (limit x win, plus
 // the token it starts with) and the refusals.
 func simulateFor(cfg Config, limit float64, win time.Duration, seed uint64) (goodput float64, refused int) {
-	const h = "sim.example"
-	rng := rand.New(rand.NewPCG(seed, 5))
-	p := New(cfg, rng.Float64)
-	o := newBucket(limit, 1, seed)
-	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	ok := 0
-	for now := t0; ; {
-		if r := p.Ready(h, now); r.After(now) {
-			now = r
-		}
-		if now.Sub(t0) >= win {
-			break
-		}
-		p.Begin(h, now)
-		status, ttfb, retry := o.serve(now)
-		now = now.Add(ttfb)
-		p.Observe(h, now, Outcome{Status: status, TTFB: ttfb, RetryAfter: retry})
-		if status == 200 {
-			ok++
-		} else {
-			refused++
-		}
-	}
-	return float64(ok) / (limit*win.Seconds() + 1), refused
+	r := simulateUntil(cfg, newBucket(limit, 1, seed), math.MaxInt, 1, seed, win)
+	return float64(r.ok) / (limit*win.Seconds() + 1), r.refused
 }
 
 // BenchmarkSimulationAcrossLimits spreads the token bucket's limit over
