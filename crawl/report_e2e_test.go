@@ -26,7 +26,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 	// busy origin's Retry-After second passes at once.
 	clk := fakeclock.New(time.Now())
 	t.Cleanup(clk.Auto(5 * time.Millisecond))
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
+	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 2, Burst: 1, RetryAfter: time.Second, Clock: clk})
 	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt, Clock: clk})
 	mixedSeeds := []string{mixedSrv.URL + "/doc/a", mixedSrv.URL + "/doc/b", mixedSrv.URL + "/status/404", mixedSrv.URL + "/status/501",
 		mixedSrv.URL + "/redirect/1?to=/doc/c", mixedSrv.URL + "/private/b", mixedSrv.URL + "/private/c"}
@@ -57,7 +57,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 		cfg := fastConfig(t, want.seeds...)
 		cfg.OutDir = outDir
 		cfg.Clock = clk
-		cfg.Pace.Start = 5 * time.Millisecond // the second page comes too soon for the busy origin's 20/s
+		cfg.Pace.Start = 5 * time.Millisecond // the second page comes too soon for the busy origin's 2/s
 		rep, err := crawl.Run(context.Background(), db, cfg)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
