@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -96,7 +96,7 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 	cfg.Concurrency = 1 // every worker busy with the slow request
 	// The slow request holds the one worker for 4 s of wall time: fake
 	// time may pass once it has been in flight for 50 ms of it.
-	clk := fakeclock.New(time.Now())
+	clk := clock.NewFake(time.Now())
 	cfg.Clock = clk
 	t.Cleanup(clk.AutoSlow(5*time.Millisecond, 50*time.Millisecond))
 	db := mustOpen(t)
@@ -178,7 +178,7 @@ func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
 	t.Parallel()
 	// Pacing, --max-duration and the arrival times asserted are all on
 	// one fake clock.
-	clk := fakeclock.New(time.Now())
+	clk := clock.NewFake(time.Now())
 	slow := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
 	fast := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
 	var seeds []string

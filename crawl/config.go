@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -75,7 +76,7 @@ type Config struct {
 
 	Grace time.Duration // how long in-flight requests may finish after a stop
 
-	Clock    Clock
+	Clock    clock.Clock
 	Rand     func() float64
 	Logger   *slog.Logger
 	Progress func(Progress) // called a few times a second; nil for none

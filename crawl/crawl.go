@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -75,7 +76,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	defer lost(nil)
 	// The lock's heartbeat is wall time, whatever clock paces the run: the
 	// database judges a silent lock by the wall clock of any machine.
-	stopBeat := heartbeat(ctx, db, realClock{}, holder, c.run.ID, c.log, lost)
+	stopBeat := heartbeat(ctx, db, clock.Real{}, holder, c.run.ID, c.log, lost)
 	runErr := (&scheduler{crawler: c}).loop(ctx)
 	stopBeat()
 	rep, err := c.finish(runErr)
@@ -92,7 +93,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 type crawler struct {
 	cfg   Config
 	db    Store
-	clock Clock
+	clock clock.Clock
 	pacer *pace.Pacer
 	fetch *fetcher
 	out   *outDir
@@ -118,7 +119,7 @@ type crawler struct {
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if cfg.Clock == nil {
-		cfg.Clock = realClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
 )
 
@@ -31,9 +31,9 @@ var (
 // whenever the run waits on time alone, so that what would take seconds
 // of pacing, Retry-After or --max-duration takes milliseconds; time
 // asserted is the clock's. The clock starts at the wall clock's now.
-func onFakeClock(t *testing.T, cfg *crawl.Config) *fakeclock.Clock {
+func onFakeClock(t *testing.T, cfg *crawl.Config) *clock.Fake {
 	t.Helper()
-	clk := fakeclock.New(time.Now())
+	clk := clock.NewFake(time.Now())
 	onClock(t, cfg, clk)
 	return clk
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -65,7 +65,7 @@ func watch(t *testing.T, h http.Handler, global *gauge) *watched {
 
 // watchOn is watch with the arrival times read from clk (a run's fake
 // clock); nil means the wall clock.
-func watchOn(t *testing.T, clk *fakeclock.Clock, h http.Handler, global *gauge) *watched {
+func watchOn(t *testing.T, clk *clock.Fake, h http.Handler, global *gauge) *watched {
 	t.Helper()
 	now := time.Now
 	if clk != nil {

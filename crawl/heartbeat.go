@@ -5,20 +5,21 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // heartbeat refreshes the crawl lock and the run's heartbeat every
-// frontier.Beat on clock, until the returned stop is called: a lock left
+// frontier.Beat on clk, until the returned stop is called: a lock left
 // silent for frontier.Stale is another crawl's to take. When the lock was
 // taken over (this process stalled that long), the run is stopped through
 // lost, since two crawls must not share the database.
-func heartbeat(ctx context.Context, db Store, clock Clock, h frontier.Holder, runID int64, log *slog.Logger, lost context.CancelCauseFunc) (stop func()) {
+func heartbeat(ctx context.Context, db Store, clk clock.Clock, h frontier.Holder, runID int64, log *slog.Logger, lost context.CancelCauseFunc) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for sleep(ctx, clock, frontier.Beat) {
+		for clock.Sleep(ctx, clk, frontier.Beat) {
 			err := db.Heartbeat(h, runID)
 			switch {
 			case errors.Is(err, frontier.ErrLockLost):

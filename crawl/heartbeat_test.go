@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -30,7 +31,7 @@ func (t *stepTimer) Stop() bool          { return true }
 
 func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 
-func (c *stepClock) NewTimer(d time.Duration) Timer {
+func (c *stepClock) NewTimer(d time.Duration) clock.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &stepTimer{at: c.now.Add(d), c: make(chan time.Time, 1)}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/clock"
 )
 
 // scheduler runs a crawl's loop on the run's Clock: it decides when each
@@ -204,7 +206,7 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 	if stopping {
 		done = nil // already stopping: wait for in-flight requests or the grace
 	}
-	watch, _ := sc.clock.(waitWatcher)
+	watch, _ := sc.clock.(clock.WaitWatcher)
 	if watch != nil {
 		watch.Waiting(true)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 )
 
 // TestReportMatchesOrigins crawls a calm origin with every kind of answer,
@@ -24,7 +24,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
 	// The runs and the origins' buckets keep the same fake time: the
 	// busy origin's Retry-After second passes at once.
-	clk := fakeclock.New(time.Now())
+	clk := clock.NewFake(time.Now())
 	t.Cleanup(clk.Auto(5 * time.Millisecond))
 	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 2, Burst: 1, RetryAfter: time.Second, Clock: clk})
 	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt, Clock: clk})

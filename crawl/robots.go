@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
@@ -25,7 +26,7 @@ type robotsResult struct {
 // robots.MaxRedirects redirects are followed, each one paced like any
 // request to its host (the first request's pacing is the caller's); a body
 // is cut at robots.MaxBytes. first is the answer to the first request.
-func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u *url.URL) (first response, rr *robotsResult) {
+func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clk clock.Clock, u *url.URL) (first response, rr *robotsResult) {
 	rr = &robotsResult{}
 	cur := u
 	for {
@@ -58,15 +59,15 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clock Clock, u 
 		rr.hops++
 		hk := hostKey(next)
 		for {
-			wait := p.Ready(hk, clock.Now()).Sub(clock.Now())
-			if wait <= 0 || !sleep(ctx, clock, wait) {
+			wait := p.Ready(hk, clk.Now()).Sub(clk.Now())
+			if wait <= 0 || !clock.Sleep(ctx, clk, wait) {
 				break
 			}
 		}
 		if ctx.Err() != nil {
 			return first, &robotsResult{reason: "canceled"}
 		}
-		p.Begin(hk, clock.Now())
+		p.Begin(hk, clk.Now())
 		cur = next
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
 	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/store"
 )
@@ -298,7 +298,7 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 
 func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 	t.Parallel()
-	clk := fakeclock.New(time.Now())
+	clk := clock.NewFake(time.Now())
 	s := serveScripted(t, crawltest.Config{Robots: privateRules, Clock: clk}, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
 			status(http.StatusServiceUnavailable)(n, w, r)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
@@ -69,7 +70,7 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 		return nil, RobotsSource{}, usageErr("%v", err)
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = realClock{}
+		cfg.Clock = clock.Real{}
 	}
 	key := hostKey(u)
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 )
@@ -42,7 +43,7 @@ func IsSitemapSeed(u *url.URL) bool {
 type sitemapRun struct {
 	job    string
 	scope  Scope
-	clock  Clock
+	clock  clock.Clock
 	log    *slog.Logger
 	ledger *ledger
 	hosts  *hostSet // robots.txt Sitemap lines, buffered entries

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/warc"
@@ -94,7 +95,7 @@ func (c *crawler) begin(h *hostRun, now time.Time) {
 // the clock if it wants to know.
 func (c *crawler) setInflight(n int) {
 	c.inflight = n
-	if w, ok := c.clock.(inflightWatcher); ok {
+	if w, ok := c.clock.(clock.InflightWatcher); ok {
 		w.InFlight(n)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
@@ -25,7 +25,7 @@ type offsetClock struct{ off time.Duration }
 
 func (c offsetClock) Now() time.Time { return time.Now().Add(c.off) }
 
-func (c offsetClock) NewTimer(d time.Duration) crawl.Timer { return realTimer{time.NewTimer(d)} }
+func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return realTimer{time.NewTimer(d)} }
 
 type realTimer struct{ t *time.Timer }
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/fakeclock"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -42,7 +42,7 @@ func FastConfig(t testing.TB, seeds ...string) crawl.Config {
 // OnClock runs cfg on clk, which moves to the next timer whenever the run
 // waits on time alone, so that what would take seconds of pacing,
 // Retry-After or --max-duration takes milliseconds.
-func OnClock(t testing.TB, cfg *crawl.Config, clk *fakeclock.Clock) {
+func OnClock(t testing.TB, cfg *crawl.Config, clk *clock.Fake) {
 	t.Helper()
 	cfg.Clock = clk
 	t.Cleanup(clk.Auto(5 * time.Millisecond))
@@ -123,7 +123,7 @@ func SitemapCrawl(t testing.TB, db *store.DB, base, out string, t0 time.Time) *c
 	if t0.IsZero() {
 		t0 = time.Now()
 	}
-	OnClock(t, &cfg, fakeclock.New(t0))
+	OnClock(t, &cfg, clock.NewFake(t0))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := crawl.Run(ctx, db, cfg)

@@ -1,19 +1,16 @@
-// Package fakeclock is a crawl.Clock for tests: time stands still until
-// the test advances it (Advance, AdvanceToNext), or until Auto finds the
-// run waiting on time alone and moves it to the next timer at once.
-package fakeclock
+package clock
 
 import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/polite-crawler/polite/crawl"
 )
 
-// Clock is a fake crawl.Clock. Its zero value is not usable: get one from
-// New. It is safe for concurrent use.
-type Clock struct {
+// Fake is a Clock for tests: time stands still until the test advances
+// it (Advance, AdvanceToNext), or until Auto finds the run waiting on time
+// alone and moves it to the next timer at once. Its zero value is not
+// usable: get one from NewFake. It is safe for concurrent use.
+type Fake struct {
 	mu       sync.Mutex
 	now      time.Time
 	timers   []*timer // pending, in no order
@@ -23,13 +20,13 @@ type Clock struct {
 	waiting  bool     // the loop waits, as it last said
 }
 
-// New returns a clock standing at t0.
-func New(t0 time.Time) *Clock { return &Clock{now: t0} }
+// NewFake returns a clock standing at t0.
+func NewFake(t0 time.Time) *Fake { return &Fake{now: t0} }
 
-var _ crawl.Clock = (*Clock)(nil)
+var _ Clock = (*Fake)(nil)
 
 // Now returns the clock's time.
-func (c *Clock) Now() time.Time {
+func (c *Fake) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity++
@@ -37,11 +34,11 @@ func (c *Clock) Now() time.Time {
 }
 
 // Since returns how much fake time passed since t.
-func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+func (c *Fake) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // NewTimer returns a timer that fires once the clock reaches now+d; a
 // timer of d <= 0 has fired already.
-func (c *Clock) NewTimer(d time.Duration) crawl.Timer {
+func (c *Fake) NewTimer(d time.Duration) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity++
@@ -56,7 +53,7 @@ func (c *Clock) NewTimer(d time.Duration) crawl.Timer {
 
 // Advance moves the clock d ahead, firing every timer due on the way, in
 // the order of their times.
-func (c *Clock) Advance(d time.Duration) {
+func (c *Fake) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity++
@@ -65,14 +62,14 @@ func (c *Clock) Advance(d time.Duration) {
 
 // AdvanceToNext moves the clock to the earliest pending timer and fires
 // it (with any others due then); it reports false when none is pending.
-func (c *Clock) AdvanceToNext() bool {
+func (c *Fake) AdvanceToNext() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.advanceToNext()
 }
 
 // advanceToNext is AdvanceToNext; the caller holds c.mu.
-func (c *Clock) advanceToNext() bool {
+func (c *Fake) advanceToNext() bool {
 	c.activity++
 	if len(c.timers) == 0 {
 		return false
@@ -89,7 +86,7 @@ func (c *Clock) advanceToNext() bool {
 
 // InFlight is told by a crawl how many requests it has in flight; Auto
 // lets fake time pass during them only when they are slow.
-func (c *Clock) InFlight(n int) {
+func (c *Fake) InFlight(n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity++
@@ -100,7 +97,7 @@ func (c *Clock) InFlight(n int) {
 // a result, a timer or a signal). Once a loop has said so, Auto moves the
 // clock only while the loop waits: a loop that is busy, however slowly
 // on a loaded machine, never sees time jump under it.
-func (c *Clock) Waiting(w bool) {
+func (c *Fake) Waiting(w bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity++
@@ -108,7 +105,7 @@ func (c *Clock) Waiting(w bool) {
 }
 
 // Pending returns how many timers wait to fire.
-func (c *Clock) Pending() int {
+func (c *Fake) Pending() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.timers)
@@ -123,14 +120,14 @@ func (c *Clock) Pending() int {
 // for real. Once a run's loop has said when it waits (Waiting), Auto moves
 // the clock only while it does. The returned func stops it; call it before
 // the test ends.
-func (c *Clock) Auto(quiet time.Duration) (stop func()) {
+func (c *Fake) Auto(quiet time.Duration) (stop func()) {
 	return c.AutoSlow(quiet, 200*quiet)
 }
 
 // AutoSlow is Auto with the real time after which a request in flight
 // counts as slow given: a test whose server holds a request for seconds
 // of wall time on purpose lets fake time pass sooner.
-func (c *Clock) AutoSlow(quiet, slow time.Duration) (stop func()) {
+func (c *Fake) AutoSlow(quiet, slow time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -172,7 +169,7 @@ func (c *Clock) AutoSlow(quiet, slow time.Duration) (stop func()) {
 
 // advanceTo moves the clock to at, firing the timers due by then. The
 // caller holds c.mu.
-func (c *Clock) advanceTo(at time.Time) {
+func (c *Fake) advanceTo(at time.Time) {
 	sort.Slice(c.timers, func(i, j int) bool { return c.timers[i].when.Before(c.timers[j].when) })
 	n := 0
 	for _, t := range c.timers {
@@ -197,7 +194,7 @@ func later(a, b time.Time) time.Time {
 }
 
 type timer struct {
-	c    *Clock
+	c    *Fake
 	when time.Time
 	ch   chan time.Time
 }

@@ -1,4 +1,4 @@
-package fakeclock
+package clock
 
 import (
 	"testing"
@@ -19,7 +19,7 @@ func fired(tm interface{ C() <-chan time.Time }) (time.Time, bool) {
 // TestAdvance is a script of steps: each advances the clock and says
 // which timers have fired by then.
 func TestAdvance(t *testing.T) {
-	c := New(t0)
+	c := NewFake(t0)
 	a, b := c.NewTimer(time.Second), c.NewTimer(3*time.Second)
 	stopped := c.NewTimer(2 * time.Second)
 	if !stopped.Stop() {
@@ -54,7 +54,7 @@ func TestAdvance(t *testing.T) {
 }
 
 func TestAdvanceToNext(t *testing.T) {
-	c := New(t0)
+	c := NewFake(t0)
 	if c.AdvanceToNext() {
 		t.Fatal("AdvanceToNext with no timer = true, want false")
 	}
@@ -79,7 +79,7 @@ func TestAdvanceToNext(t *testing.T) {
 // TestAuto: a goroutine waiting on time alone is woken without the test
 // advancing the clock, and fake time passes as its timer says.
 func TestAuto(t *testing.T) {
-	c := New(t0)
+	c := NewFake(t0)
 	stop := c.Auto(time.Millisecond)
 	defer stop()
 	tm := c.NewTimer(time.Hour)
@@ -97,7 +97,7 @@ func TestAuto(t *testing.T) {
 // short quiet spell pass without moving the clock; once the request is
 // slow (40 quiet spells), fake time passes too.
 func TestAutoWaitsForRequestsInFlight(t *testing.T) {
-	c := New(t0)
+	c := NewFake(t0)
 	c.InFlight(1)
 	stop := c.Auto(time.Millisecond)
 	defer stop()
@@ -117,7 +117,7 @@ func TestAutoWaitsForRequestsInFlight(t *testing.T) {
 // leaves a pending timer alone for as long as the loop says it is busy,
 // however quiet the clock, and moves to it once the loop waits again.
 func TestAutoOnlyWhileTheLoopWaits(t *testing.T) {
-	c := New(t0)
+	c := NewFake(t0)
 	c.Waiting(false) // the loop works: dispatching, handling results
 	stop := c.Auto(time.Millisecond)
 	defer stop()
