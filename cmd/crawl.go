@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // crawlOptions are the flags and arguments of polite crawl.
@@ -123,7 +124,7 @@ func parseFloorHosts(fhs []string) (map[string]time.Duration, error) {
 		if d < 0 || d > time.Hour {
 			return nil, fmt.Errorf("%w: --floor-host %q: the delay must be between 0s and 1h", errUsage, fh)
 		}
-		key, err := crawl.HostKey(host)
+		key, err := urls.HostKey(host)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --floor-host %q: %v", errUsage, fh, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -155,7 +155,7 @@ func noLiveWorkers(db any) error {
 // hostArg turns a HOST argument (host, host:port or URL) into the host key
 // polite stores.
 func hostArg(arg string) (string, error) {
-	k, err := crawl.HostKey(arg)
+	k, err := urls.HostKey(arg)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errUsage, err)
 	}

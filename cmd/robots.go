@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -233,7 +234,7 @@ func (opts *robotsCheckOptions) check() (ua, agent string, targets []*url.URL, e
 	}
 	targets = make([]*url.URL, len(opts.URLs))
 	for i, raw := range opts.URLs {
-		n, err := crawl.Normalize(raw)
+		n, err := urls.Normalize(raw)
 		if err != nil {
 			return "", "", nil, fmt.Errorf("%w: %v", errUsage, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -312,13 +313,13 @@ func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 	tests := []struct {
 		name      string
 		depth     int
-		scope     crawl.Scope
+		scope     urls.Scope
 		wantSite  []string
 		wantOther int
 	}{
-		{"depth 0 fetches the seed only", 0, crawl.ScopeHost, []string{"/p/0"}, 0},
-		{"depth 2 within the host", 2, crawl.ScopeHost, []string{"/p/0", "/p/1", "/p/2"}, 0},
-		{"depth 1 any host", 1, crawl.ScopeAny, []string{"/p/0", "/p/1"}, 1},
+		{"depth 0 fetches the seed only", 0, urls.ScopeHost, []string{"/p/0"}, 0},
+		{"depth 2 within the host", 2, urls.ScopeHost, []string{"/p/0", "/p/1", "/p/2"}, 0},
+		{"depth 1 any host", 1, urls.ScopeAny, []string{"/p/0", "/p/1"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -402,7 +403,7 @@ func TestRedirectOfALinkStaysInScope(t *testing.T) {
 	srv := watch(t, site, nil)
 
 	cfg := fastConfig(t, srv.URL+"/")
-	cfg.Depth, cfg.Scope, cfg.AllowPrivate = 2, crawl.ScopeHost, true
+	cfg.Depth, cfg.Scope, cfg.AllowPrivate = 2, urls.ScopeHost, true
 	if _, err := crawl.Run(context.Background(), mustOpen(t), cfg); err != nil {
 		t.Fatal(err)
 	}

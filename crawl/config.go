@@ -12,18 +12,9 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
-)
-
-// Scope says which discovered links a crawl follows.
-type Scope string
-
-// The scopes of --scope.
-const (
-	ScopeHost   Scope = "host"   // the same host (and port) as the page
-	ScopeDomain Scope = "domain" // the same registrable domain (public suffix list)
-	ScopeAny    Scope = "any"
 )
 
 // Config is everything one crawl run needs. DefaultConfig fills the defaults
@@ -63,7 +54,7 @@ type Config struct {
 
 	Refresh      time.Duration // skip URLs fetched within it
 	Depth        int
-	Scope        Scope
+	Scope        urls.Scope
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
@@ -99,7 +90,7 @@ func DefaultConfig() Config {
 		RetryBase:      10,
 		RetryRatio:     0.1,
 		MaxAttempts:    5,
-		Scope:          ScopeHost,
+		Scope:          urls.ScopeHost,
 		Grace:          5 * time.Second,
 		OutDir:         "polite-out",
 		WarcSize:       warc.DefaultMaxSize,
@@ -151,7 +142,7 @@ func (c *Config) Validate() error {
 		return usageErr("--warc-size must not be negative, got %d", c.WarcSize)
 	}
 	switch c.Scope {
-	case ScopeHost, ScopeDomain, ScopeAny:
+	case urls.ScopeHost, urls.ScopeDomain, urls.ScopeAny:
 	default:
 		return usageErr("--scope must be host, domain or any, got %q", c.Scope)
 	}

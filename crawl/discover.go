@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // maxHops bounds a redirect chain.
@@ -17,7 +18,7 @@ const maxHops = 10
 // chains. Only the loop goroutine touches it.
 type discovery struct {
 	job   string
-	scope Scope
+	scope urls.Scope
 	log   *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
@@ -28,7 +29,7 @@ func (d *discovery) found(e frontier.Entry, links []*url.URL, now time.Time) []f
 	var es []frontier.Entry
 	for _, l := range links {
 		es = append(es, frontier.Entry{
-			Job: d.job, URL: l.String(), Host: hostKey(l), State: frontier.Queued,
+			Job: d.job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued,
 			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
 		})
 	}
@@ -46,17 +47,17 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 		return nil, ""
 	}
 	refuse := func(reason string, args ...any) (*frontier.Entry, string) {
-		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", clip(redactUserinfo(loc), 200), "reason", reason}, args...)...)
+		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", urls.Clip(urls.Redact(loc), 200), "reason", reason}, args...)...)
 		return nil, reason
 	}
 	ref, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
-		return refuse("bad-redirect", "err", redactUserinfo(err.Error()))
+		return refuse("bad-redirect", "err", urls.Redact(err.Error()))
 	}
 	if s := strings.ToLower(from.ResolveReference(ref).Scheme); s != "http" && s != "https" {
 		return refuse("redirect-scheme", "scheme", s)
 	}
-	u, err := resolve(from, loc)
+	u, err := urls.Resolve(from, loc)
 	if err != nil {
 		return refuse("bad-redirect", "err", err)
 	}
@@ -67,7 +68,7 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if e.Hops+1 > maxHops {
 		return refuse("too-many-redirects", "hops", e.Hops+1)
 	}
-	if e.Depth > 0 && !inScope(d.scope, from, u) {
+	if e.Depth > 0 && !urls.InScope(d.scope, from, u) {
 		// A link found on a page may not leave --scope by redirecting;
 		// a seed's redirects are the user's to follow.
 		d.log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.scope)
@@ -80,7 +81,7 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 		d.redirectFrom[target] = e.URL
 	}
 	return &frontier.Entry{
-		Job: d.job, URL: target, Host: hostKey(u), State: frontier.Queued,
+		Job: d.job, URL: target, Host: urls.Host(u), State: frontier.Queued,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: now,
 	}, ""
 }

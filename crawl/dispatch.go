@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // dispatch starts every request that may start now, serving ready hosts
@@ -197,7 +198,7 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 		}
 		e := h.buf[0]
 		h.buf = h.buf[1:]
-		u, err := normalizeURL(e.URL)
+		u, err := urls.Parse(e.URL)
 		if err != nil {
 			sc.ledger.finish(&e, frontier.Dead, "bad-url")
 			continue

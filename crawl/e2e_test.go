@@ -17,6 +17,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // The fixtures crawl's end-to-end tests share with crawl/e2etest.
@@ -40,7 +41,7 @@ func onFakeClock(t *testing.T, cfg *crawl.Config) *clock.Fake {
 
 func mustNormalize(t *testing.T, s string) string {
 	t.Helper()
-	u, err := crawl.Normalize(s)
+	u, err := urls.Normalize(s)
 	if err != nil {
 		t.Fatal(err)
 	}

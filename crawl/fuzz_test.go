@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // The seed corpora of these targets live in testdata/fuzz/FuzzXxx and run
@@ -30,7 +32,7 @@ func FuzzReadSeeds(f *testing.F) {
 		lines := strings.Count(string(data), "\n") + 1
 		last := 0
 		for _, s := range seeds {
-			if again, err := Normalize(s.URL); err != nil || again != s.URL {
+			if again, err := urls.Normalize(s.URL); err != nil || again != s.URL {
 				t.Errorf("seed %q is not normalised: %q, %v", s.URL, again, err)
 			}
 			if s.Line <= last || s.Line > lines {
@@ -47,67 +49,6 @@ func FuzzReadSeeds(f *testing.F) {
 }
 
 // checkNormal checks what every normalised URL must be.
-func checkNormal(t *testing.T, s string) {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatalf("normalised %q does not parse: %v", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
-		t.Errorf("normalised %q: scheme %q host %q user %v fragment %q opaque %q", s, u.Scheme, u.Host, u.User, u.Fragment, u.Opaque)
-	}
-	if len(s) > maxURLBytes {
-		t.Errorf("normalised URL of %d bytes, over %d", len(s), maxURLBytes)
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f {
-			t.Errorf("normalised %q has byte %#x at %d", s, c, i)
-			break
-		}
-	}
-	if again, err := Normalize(s); err != nil || again != s {
-		t.Errorf("Normalize is not idempotent: %q -> %q (%v)", s, again, err)
-	}
-	checkBodyPath(t, u)
-}
-
-func FuzzNormalize(f *testing.F) {
-	f.Add("HTTP://Example.ORG:80/a/./b/../c?q=%7e#frag")
-	f.Fuzz(func(t *testing.T, raw string) {
-		s, err := Normalize(raw)
-		if err != nil {
-			if s != "" {
-				t.Errorf("Normalize(%q) = %q with error %v", raw, s, err)
-			}
-			return
-		}
-		checkNormal(t, s)
-	})
-}
-
-func FuzzExtractLinks(f *testing.F) {
-	f.Add([]byte(`<base href="/b/"><a href="x">x</a><link rel=next href="//h.example/n">`), "http://example.org/dir/page")
-	f.Fuzz(func(t *testing.T, body []byte, base string) {
-		b, err := normalizeURL(base)
-		if err != nil {
-			b = mustURL("http://example.org/")
-		}
-		links := extractLinks(body, b, nil)
-		if len(links) > maxLinks {
-			t.Errorf("%d links, over %d", len(links), maxLinks)
-		}
-		seen := map[string]bool{}
-		for _, l := range links {
-			s := l.String()
-			if seen[s] {
-				t.Errorf("link %q twice", s)
-			}
-			seen[s] = true
-			checkNormal(t, s)
-		}
-	})
-}
-
 // checkBodyPath checks that a body path is HOST/NAME in the safe alphabet,
 // local, and not a device name.
 func checkBodyPath(t *testing.T, u *url.URL) {
@@ -139,7 +80,7 @@ func FuzzBodyPath(f *testing.F) {
 		if u, err := url.Parse(raw); err == nil {
 			checkBodyPath(t, u)
 		}
-		if u, err := normalizeURL(raw); err == nil {
+		if u, err := urls.Parse(raw); err == nil {
 			checkBodyPath(t, u)
 		}
 	})
@@ -176,32 +117,6 @@ func FuzzParseRateLimit(f *testing.F) {
 
 // TestNormalizeFuzzFindings keeps what fuzzing found: hosts that encode
 // but do not decode, or come out empty, and URLs too long to keep.
-func TestNormalizeFuzzFindings(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ name, in, want string }{
-		{"host of dots", "HTTP://.", "no host"},
-		{"host of several dots", "http://../", "no host"},
-		{"empty punycode label", "http://Xn--/", "bad host name"},
-		{"invalid UTF-8 host", "http://\xff\xfe.example/", "bad host name"},
-		{"replacement characters", "http://\ufffd\ufffd.example/", "bad host name"},
-		{"long URL", "http://example.org/" + strings.Repeat("a", maxURLBytes), "longer than"},
-		{"long once encoded", "http://example.org/" + strings.Repeat("é", maxURLBytes/4), "once normalised"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Normalize(tt.in)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Normalize(%q) err = %v, want one containing %q", clip(tt.in, 40), err, tt.want)
-			}
-		})
-	}
-	for in, want := range map[string]string{"http://0../": "http://0.0.0.0/", "http://example.org../x": "http://example.org/x"} {
-		if got, err := Normalize(in); err != nil || got != want {
-			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-}
-
 // dirOf is the host folder of a body path: the only part that may hold ":".
 func dirOf(p string) string {
 	d, _, _ := strings.Cut(p, "/")

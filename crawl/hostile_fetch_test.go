@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 func gzipped(t *testing.T, b []byte) []byte {
@@ -178,7 +180,7 @@ func TestReadBody(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 			if !bytes.Equal(got, tt.want) {
-				t.Errorf("got %d bytes %q…, want %d bytes", len(got), clip(string(got), 20), len(tt.want))
+				t.Errorf("got %d bytes %q…, want %d bytes", len(got), urls.Clip(string(got), 20), len(tt.want))
 			}
 		})
 	}
@@ -222,7 +224,7 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 }
 
 // TestIDNHostGoesOutInPunycode: an internationalised host name is
-// requested in its ASCII form, in the dialled address and the Host header.
+// requested in its ASCII form, in the dialled address and the urls.Host header.
 func TestIDNHostGoesOutInPunycode(t *testing.T) {
 	t.Parallel()
 	var gotHost string
@@ -232,7 +234,7 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 	}))
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	u, err := normalizeURL("http://Bücher.Example:" + port + "/ö")
+	u, err := urls.Parse("http://Bücher.Example:" + port + "/ö")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +255,7 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 	}
 	want := "xn--bcher-kva.example:" + port
 	if dialled != want || gotHost != want {
-		t.Errorf("dialled %q, Host header %q; want both %q", dialled, gotHost, want)
+		t.Errorf("dialled %q, urls.Host header %q; want both %q", dialled, gotHost, want)
 	}
 }
 
@@ -290,7 +292,7 @@ func TestClassify(t *testing.T) {
 func TestHostileLinks(t *testing.T) {
 	t.Parallel()
 	base := mustURLOf(t, "http://example.org/dir/page")
-	got := extractLinks([]byte(`<base href="/first/"><base href="http://169.254.169.254/"><a href="x">x</a>`), base, nil)
+	got := urls.Links([]byte(`<base href="/first/"><base href="http://169.254.169.254/"><a href="x">x</a>`), base, nil)
 	if len(got) != 1 || got[0].String() != "http://example.org/first/x" {
 		t.Errorf("links under two <base> tags = %v, want [http://example.org/first/x]", got)
 	}
@@ -305,8 +307,8 @@ func TestHostileLinks(t *testing.T) {
 		{"http://www.example.org/", "http://img.example.org/", true},
 	}
 	for _, tt := range scope {
-		if g := inScope(ScopeDomain, mustURLOf(t, tt.from), mustURLOf(t, tt.to)); g != tt.want {
-			t.Errorf("inScope(domain, %s, %s) = %v, want %v", tt.from, tt.to, g, tt.want)
+		if g := urls.InScope(urls.ScopeDomain, mustURLOf(t, tt.from), mustURLOf(t, tt.to)); g != tt.want {
+			t.Errorf("InScope(domain, %s, %s) = %v, want %v", tt.from, tt.to, g, tt.want)
 		}
 	}
 }

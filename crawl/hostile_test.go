@@ -10,6 +10,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -307,7 +308,7 @@ func TestHostileContent(t *testing.T) {
 				}
 			},
 			paths: []string{"/"},
-			tune:  func(c *crawl.Config) { c.Depth = 1; c.Scope = crawl.ScopeAny },
+			tune:  func(c *crawl.Config) { c.Depth = 1; c.Scope = urls.ScopeAny },
 			want:  map[string]hostileWant{"/": {"done", ""}, "/ok": {"done", ""}},
 			check: func(t *testing.T, rep *crawl.Report, _ *hits) {
 				if n := rep.Totals.Done + rep.Totals.Excluded + rep.Totals.Dead; n != 2 {

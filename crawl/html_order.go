@@ -3,6 +3,8 @@ package crawl
 import (
 	"net/url"
 	"sort"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // Trouble is what report.html leads a host's row with, in the order the
@@ -49,7 +51,7 @@ func (r *Report) hostsByTrouble() []*hostView {
 	dead := map[string]int{}
 	for _, d := range r.Dead {
 		if u, err := url.Parse(d.URL); err == nil {
-			dead[hostKey(u)]++
+			dead[urls.Host(u)]++
 		}
 	}
 	vs := make([]*hostView, 0, len(r.Hosts))

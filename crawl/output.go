@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // maxNameBytes bounds the readable part of a body's file name.
@@ -58,7 +60,7 @@ func urlExt(e string) bool {
 		return false
 	}
 	for i := 1; i < len(e); i++ {
-		if c := e[i]; c == '.' || c == '~' || !isUnreserved(c) {
+		if c := e[i]; c == '.' || c == '~' || !urls.Unreserved(c) {
 			return false
 		}
 	}
@@ -106,7 +108,7 @@ func safeHost(h string) string {
 	b := []byte(h)
 	colon := !strings.HasPrefix(h, "[") // an IPv6 literal keeps none of its "[]:"
 	for i, c := range b {
-		if (c != ':' || !colon) && (!isUnreserved(c) || c == '~') {
+		if (c != ':' || !colon) && (!urls.Unreserved(c) || c == '~') {
 			b[i] = '_'
 		}
 	}
@@ -123,7 +125,7 @@ func safeName(s string, n int) string {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if isUnreserved(c) && c != '~' {
+		if urls.Unreserved(c) && c != '~' {
 			b = append(b, c)
 		} else {
 			b = append(b, '_')

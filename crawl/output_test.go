@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 func TestBodyPathReservedHostNames(t *testing.T) {
@@ -221,5 +223,46 @@ func TestBodyPathNames(t *testing.T) {
 				t.Errorf("bodyPath(%s) = %q, want %sHASH%s", tt.url, p, tt.wantPrefix, tt.wantExt)
 			}
 		})
+	}
+}
+
+func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
+	t.Parallel()
+	hostile := []string{
+		"http://example.org/../../etc/passwd",
+		"http://example.org/%2e%2e/%2e%2e/etc/passwd",
+		"http://example.org/..%2f..%2fetc%2fpasswd",
+		"http://example.org/a\\..\\..\\b",
+		"http://example.org//absolute//path",
+		"http://example.org/CON",
+		"http://example.org/nul.txt",
+		"http://example.org/" + strings.Repeat("x", 5000),
+		"http://example.org/.hidden",
+		"http://example.org/a%00b",
+		"http://example.org/?q=../../x",
+		"http://[::1]:8080/a",
+		"http://example.org/",
+		"http://example.org",
+	}
+	seen := map[string]string{}
+	for _, raw := range hostile {
+		u, err := urls.Parse(raw)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", raw, err)
+		}
+		p := bodyPath(u, "text/html")
+		parts := strings.Split(p, "/")
+		if len(parts) != 2 {
+			t.Errorf("bodyPath(%q) = %q, want HOST/NAME", raw, p)
+		}
+		for _, part := range parts {
+			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
+				t.Errorf("bodyPath(%q) = %q: unsafe part %q", raw, p, part)
+			}
+		}
+		if prev, dup := seen[p]; dup && prev != u.String() {
+			t.Errorf("bodyPath(%q) = bodyPath(%q) = %q", raw, prev, p)
+		}
+		seen[p] = u.String()
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 func TestIsPrivateAddr(t *testing.T) {
@@ -97,7 +99,7 @@ func counted(t *testing.T, body string) (*httptest.Server, *atomic.Int32) {
 
 func mustURLOf(t testing.TB, raw string) *url.URL {
 	t.Helper()
-	u, err := normalizeURL(raw)
+	u, err := urls.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

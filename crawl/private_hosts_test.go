@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // TestNumericHostsReadAsTheResolverReads: every IPv4 form a resolver
@@ -35,7 +37,7 @@ func TestNumericHostsReadAsTheResolverReads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := Normalize(tt.in)
+			got, err := urls.Normalize(tt.in)
 			if err != nil {
 				got = "error"
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // TestPrivateAddressesRefused crawls a loopback seed whose pages link and
@@ -73,7 +73,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 				seeds = append(seeds, seed.URL+p)
 			}
 			cfg := fastConfig(t, seeds...)
-			cfg.Depth, cfg.Scope, cfg.AllowPrivate = 1, crawl.ScopeAny, tt.allowPrivate
+			cfg.Depth, cfg.Scope, cfg.AllowPrivate = 1, urls.ScopeAny, tt.allowPrivate
 			cfg.ConnectTimeout = 2 * time.Second // a dial that got through would show as a timeout
 			db := mustOpen(t)
 			rep, err := runBounded(t, db, cfg, 2*time.Second)

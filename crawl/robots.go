@@ -8,6 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -52,12 +53,12 @@ func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clk clock.Clock
 		if resp.Status < 300 || resp.Status > 399 {
 			return first, rr
 		}
-		next, err := resolve(cur, resp.Header.Get("Location"))
+		next, err := urls.Resolve(cur, resp.Header.Get("Location"))
 		if err != nil || rr.hops >= robots.MaxRedirects {
 			return first, rr // status stays 3xx: redirects ran out, allow all
 		}
 		rr.hops++
-		hk := hostKey(next)
+		hk := urls.Host(next)
 		for {
 			wait := p.Ready(hk, clk.Now()).Sub(clk.Now())
 			if wait <= 0 || !clock.Sleep(ctx, clk, wait) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -65,14 +66,14 @@ type RobotsSource struct {
 // Nothing is learned about the host's pacing: RobotsFor reads the stored
 // pace state but never writes it.
 func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (*robots.Robots, RobotsSource, error) {
-	u, err := normalizeURL(target)
+	u, err := urls.Parse(target)
 	if err != nil {
 		return nil, RobotsSource{}, usageErr("%v", err)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
-	key := hostKey(u)
+	key := urls.Host(u)
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	src := RobotsSource{Host: key, URL: ru.String()}
 	now := cfg.Clock.Now()
@@ -127,7 +128,7 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 // crawl decides for a queued URL: target is normalised first, and its path and
 // query are tested. A bad target is an error wrapping ErrUsage.
 func RobotsDecision(rb *robots.Robots, agent, target string) (robots.Decision, error) {
-	u, err := normalizeURL(target)
+	u, err := urls.Parse(target)
 	if err != nil {
 		return robots.Decision{}, usageErr("%v", err)
 	}

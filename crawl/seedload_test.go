@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -134,7 +135,7 @@ func TestOriginsRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := originOf(mustURL(tt.url))
+			o := originOf(urls.Must(tt.url))
 			got := originList(map[origin]bool{o: true})
 			if len(got) != 1 || got[0] != tt.want {
 				t.Fatalf("originList = %q, want %q", got, tt.want)

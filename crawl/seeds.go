@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // maxSeedLine is the longest seed line read; a longer one is rejected.
@@ -106,7 +108,7 @@ func (sr *SeedReader) Next() (Seed, bool) {
 // rejected line is shown, logged and stored: without the credentials it
 // may carry.
 func (sr *SeedReader) reject(rj Rejected) {
-	rj.Text, rj.Reason = clip(redactUserinfo(rj.Text), 200), redactUserinfo(rj.Reason)
+	rj.Text, rj.Reason = urls.Clip(urls.Redact(rj.Text), 200), urls.Redact(rj.Reason)
 	sr.nrej++
 	if len(sr.rejected) < MaxRejectedKept {
 		sr.rejected = append(sr.rejected, rj)
@@ -202,30 +204,20 @@ func parseSeed(line string, tooLong bool) (Seed, *url.URL, string) {
 		fields = fields[:1]
 	}
 	if len(fields) > 2 && !strings.HasPrefix(fields[2], "#") {
-		return Seed{}, nil, fmt.Sprintf("unexpected text after the priority: %q", clip(fields[2], 40))
+		return Seed{}, nil, fmt.Sprintf("unexpected text after the priority: %q", urls.Clip(fields[2], 40))
 	}
 	var s Seed
 	if len(fields) > 1 {
 		p, err := strconv.Atoi(fields[1])
 		if err != nil {
-			return Seed{}, nil, fmt.Sprintf("priority %q is not an integer", clip(fields[1], 40))
+			return Seed{}, nil, fmt.Sprintf("priority %q is not an integer", urls.Clip(fields[1], 40))
 		}
 		s.Priority = p
 	}
-	u, str, err := normalized(fields[0])
+	u, str, err := urls.Normalized(fields[0])
 	if err != nil {
 		return Seed{}, nil, err.Error()
 	}
 	s.URL = str
 	return s, u, ""
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
@@ -187,5 +189,41 @@ func readAll(name, text string) ([]Seed, *SeedReader) {
 			return seeds, sr
 		}
 		seeds = append(seeds, s)
+	}
+}
+
+// TestCredentialsNeverInErrors: whatever rejects a URL with credentials
+// (the credentials themselves, or any other fault found first), the error
+// and the rejected seed line do not show the password.
+func TestCredentialsNeverInErrors(t *testing.T) {
+	t.Parallel()
+	const secret = "S3cretPass"
+	lines := []string{
+		"http://alice:" + secret + "@example.org/",
+		"ftp://alice:" + secret + "@example.org/",
+		"alice:" + secret + "@example.org/",
+		"http://alice:" + secret + "@example.org:99999/",
+		"http://alice:" + secret + "@exa mple.org/",
+		"http://alice:" + secret + "@example.org/ notanumber",
+		"http://alice:" + secret + "@example.org/\x01",
+		"http://alice:" + secret + "@" + strings.Repeat("a", 9000) + ".org/",
+	}
+	for _, l := range lines {
+		if _, err := urls.Parse(l); err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("Parse(%.40q) = %v, want an error without the password", l, err)
+		}
+		if _, err := urls.Resolve(urls.Must("http://example.org/"), l); err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("Resolve(%.40q) = %v, want an error without the password", l, err)
+		}
+	}
+	_, sr := readAll("seeds.txt", strings.Join(lines, "\n")+"\nhttp://example.org/ok\n")
+	rejected := sr.Rejected()
+	if len(rejected) != len(lines) {
+		t.Fatalf("%d lines rejected, want %d", len(rejected), len(lines))
+	}
+	for _, r := range rejected {
+		if strings.Contains(r.Text+r.Reason, secret) {
+			t.Errorf("rejected line %d shows the password: %q %q", r.Line, r.Text, r.Reason)
+		}
 	}
 }

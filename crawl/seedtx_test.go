@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -109,7 +110,7 @@ func TestSeedParsedMatchesItsURL(t *testing.T) {
 		}
 		u, err := url.Parse(s.URL)
 		if err != nil || p.String() != s.URL || originOf(p) != originOf(u) ||
-			hostKey(p) != hostKey(u) || p.Path != u.Path || IsSitemapSeed(p) != IsSitemapSeed(u) {
+			urls.Host(p) != urls.Host(u) || p.Path != u.Path || IsSitemapSeed(p) != IsSitemapSeed(u) {
 			t.Errorf("seed %q comes with %#v, its URL parses as %#v (%v)", s.URL, p, u, err)
 		}
 	}

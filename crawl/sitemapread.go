@@ -8,6 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // SitemapReport is what --sitemaps did in a run, in report.json.
@@ -84,7 +85,7 @@ func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Resul
 		}
 		st.Problems = append(st.Problems, p.String())
 	}
-	from, _ := normalizeURL(e.URL)
+	from, _ := urls.Parse(e.URL)
 	listed := sitemap.Listed{Sitemap: e.URL}
 	if e.Kind == frontier.SitemapChild {
 		listed.Index = e.Parent
@@ -100,7 +101,7 @@ func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Resul
 			u, ok := m.allows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
 			if ok {
 				m.stats(u.String(), e.URL)
-				m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+				m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 					Kind: frontier.SitemapChild, Priority: sitemapPriority, Depth: e.Depth, Parent: e.URL, NextAt: now})
 			}
 		}
@@ -118,21 +119,21 @@ func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Resul
 // rule, with the Sitemap lines of the URL's host's robots.txt when this
 // run knows them) and --scope; it counts the URL as queued or refused.
 func (m *sitemapRun) allows(st *SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
-	u, err := normalizeURL(loc)
+	u, err := urls.Parse(loc)
 	if err == nil {
 		var rs []string
-		if h := m.hosts.byKey[hostKey(u)]; h != nil && h.rb != nil {
+		if h := m.hosts.byKey[urls.Host(u)]; h != nil && h.rb != nil {
 			rs = h.rb.Sitemaps()
 		}
 		err = check(u.String(), rs)
-		if err == nil && from != nil && !inScope(m.scope, from, u) {
+		if err == nil && from != nil && !urls.InScope(m.scope, from, u) {
 			err = fmt.Errorf("outside --scope %s", m.scope)
 		}
 	}
 	if err != nil {
 		st.Refused++
 		if len(st.Problems) < maxSitemapProblems {
-			st.Problems = append(st.Problems, fmt.Sprintf("refused %s: %v", clip(redactUserinfo(loc), 200), err))
+			st.Problems = append(st.Problems, fmt.Sprintf("refused %s: %v", urls.Clip(urls.Redact(loc), 200), err))
 		}
 		return nil, false
 	}
@@ -144,7 +145,7 @@ func (m *sitemapRun) allows(st *SitemapStats, from *url.URL, loc string, check f
 // lastmod; a known page takes the lastmod (in the frontier, and in the
 // host's buffer if it was taken already).
 func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
-	ne := frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+	ne := frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 		Priority: p.SeedPriority(), Depth: e.Depth, Parent: e.URL, NextAt: now, LastMod: p.LastModUntil}
 	m.listedBy[ne.URL] = e.URL
 	m.ledger.add(ne)
@@ -214,7 +215,7 @@ func (r *SitemapReport) writeText(b *strings.Builder) {
 			fmt.Fprintf(b, "    ... and %d more sitemap errors (report.json)\n", r.Errors-textLimit)
 			break
 		}
-		fmt.Fprintf(b, "  sitemap error: %s: %s\n", s.URL, clip(s.Error, 200))
+		fmt.Fprintf(b, "  sitemap error: %s: %s\n", s.URL, urls.Clip(s.Error, 200))
 		shown++
 	}
 }

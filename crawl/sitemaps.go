@@ -14,6 +14,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // With --sitemaps a crawl reads the Sitemap lines of each seed host's
@@ -42,7 +43,7 @@ func IsSitemapSeed(u *url.URL) bool {
 // run skip. Only the loop goroutine touches it.
 type sitemapRun struct {
 	job    string
-	scope  Scope
+	scope  urls.Scope
 	clock  clock.Clock
 	log    *slog.Logger
 	ledger *ledger
@@ -71,7 +72,7 @@ func (m *sitemapRun) isSeedHost(key string) bool {
 	if m.seedHosts == nil {
 		m.seedHosts = map[string]bool{}
 		for o := range m.seeds {
-			m.seedHosts[hostKey(&url.URL{Scheme: o.scheme, Host: net.JoinHostPort(o.host, o.port)})] = true
+			m.seedHosts[urls.Host(&url.URL{Scheme: o.scheme, Host: net.JoinHostPort(o.host, o.port)})] = true
 		}
 	}
 	return m.seedHosts[key]
@@ -106,13 +107,13 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun) {
 	from := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	now := m.clock.Now()
 	for _, line := range h.rb.Sitemaps() {
-		u, err := normalizeURL(line)
-		if err != nil || !inScope(m.scope, from, u) {
-			m.log.Info("robots.txt sitemap not read", "host", h.key, "sitemap", clip(redactUserinfo(line), 200), "scope", m.scope)
+		u, err := urls.Parse(line)
+		if err != nil || !urls.InScope(m.scope, from, u) {
+			m.log.Info("robots.txt sitemap not read", "host", h.key, "sitemap", urls.Clip(urls.Redact(line), 200), "scope", m.scope)
 			continue
 		}
 		m.stats(u.String(), "robots.txt")
-		m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: hostKey(u), State: frontier.Queued,
+		m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
 )
 
@@ -40,7 +41,7 @@ type result struct {
 
 // startFetch starts a request for e in its own goroutine.
 func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
-	u, _ := normalizeURL(e.URL)
+	u, _ := urls.Parse(e.URL)
 	e.Attempts++
 	c.begin(h, now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
@@ -120,8 +121,8 @@ func keepBody(cfg *Config, out *outDir, r *result, follow bool) {
 		r.slow = true
 	}
 	if follow && isHTML(r.resp.Header.Get("Content-Type")) {
-		for _, l := range extractLinks(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
-			if inScope(cfg.Scope, r.url, l) {
+		for _, l := range urls.Links(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
+			if urls.InScope(cfg.Scope, r.url, l) {
 				r.links = append(r.links, l)
 			}
 		}

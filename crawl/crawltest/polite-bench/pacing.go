@@ -16,6 +16,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -152,7 +153,7 @@ func crawlConfig(p policy, dir, job string, seeds []string, perHost int, maxDur 
 	cfg.MaxDuration = maxDur
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, s := range seeds {
-		if _, err := crawl.Normalize(s); err != nil {
+		if _, err := urls.Normalize(s); err != nil {
 			return cfg, fmt.Errorf("seed %s: %w", s, err)
 		}
 	}

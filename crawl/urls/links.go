@@ -1,4 +1,4 @@
-package crawl
+package urls
 
 import (
 	"bytes"
@@ -10,15 +10,15 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// maxLinks bounds the links taken from one page.
-const maxLinks = 5000
+// MaxLinks bounds the links taken from one page.
+const MaxLinks = 5000
 
-// extractLinks returns the normalised http(s) links of an HTML page that a
+// Links returns the normalised http(s) links of an HTML page that a
 // crawler may follow: a href, area href and link href with rel next, prev,
 // alternate or canonical; not scripts, images or stylesheets. A <base href>
 // changes the base. rel=nofollow links are skipped, and nothing is returned
 // when the page says nofollow in a robots meta tag or X-Robots-Tag header.
-func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
+func Links(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
 	for _, v := range xRobotsTag {
 		if hasToken(v, "nofollow") || hasToken(v, "none") {
 			return nil
@@ -30,7 +30,7 @@ func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
 		seen    = map[string]bool{}
 		gotBase bool
 	)
-	for len(out) < maxLinks {
+	for len(out) < MaxLinks {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
@@ -84,7 +84,7 @@ func extractLinks(body []byte, base *url.URL, xRobotsTag []string) []*url.URL {
 		if href == "" || strings.HasPrefix(href, "#") {
 			continue
 		}
-		u, err := resolve(base, href)
+		u, err := Resolve(base, href)
 		if err != nil || seen[u.String()] {
 			continue
 		}
@@ -104,8 +104,8 @@ func hasToken(list, tok string) bool {
 	return false
 }
 
-// inScope reports whether a link found on from may be followed.
-func inScope(scope Scope, from, to *url.URL) bool {
+// InScope reports whether a link found on from may be followed.
+func InScope(scope Scope, from, to *url.URL) bool {
 	switch scope {
 	case ScopeAny:
 		return true

@@ -1,14 +1,14 @@
-package crawl
+package urls
 
 import "strings"
 
-// redactUserinfo hides the credentials of every URL in s, so that a
+// Redact hides the credentials of every URL in s, so that a
 // password given in a seed file is never shown, logged or stored:
 // "http://alice:S3cret@host/" becomes "http://alice:xxxxx@host/", and a
 // user name alone, often a token, becomes "REDACTED". A word without a
 // scheme is judged up to its first "/", "?" or "#": "alice:S3cret@host/"
 // is redacted too, since it may be a URL missing its scheme.
-func redactUserinfo(s string) string {
+func Redact(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}

@@ -1,4 +1,4 @@
-package crawl
+package urls
 
 import (
 	"net/url"
@@ -31,7 +31,7 @@ func TestExtractLinks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, u := range extractLinks([]byte(tt.html), base, tt.xrobots) {
+			for _, u := range Links([]byte(tt.html), base, tt.xrobots) {
 				got = append(got, u.String())
 			}
 			if !reflect.DeepEqual(got, tt.want) {
@@ -57,8 +57,8 @@ func TestInScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		to, _ := url.Parse(tt.to)
-		if got := inScope(tt.scope, from, to); got != tt.want {
-			t.Errorf("inScope(%s, %s) = %v, want %v", tt.scope, tt.to, got, tt.want)
+		if got := InScope(tt.scope, from, to); got != tt.want {
+			t.Errorf("InScope(%s, %s) = %v, want %v", tt.scope, tt.to, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package crawl
+package urls
 
 import (
 	"net/url"
@@ -74,47 +74,6 @@ func TestNormalizeRejects(t *testing.T) {
 	}
 }
 
-func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
-	t.Parallel()
-	hostile := []string{
-		"http://example.org/../../etc/passwd",
-		"http://example.org/%2e%2e/%2e%2e/etc/passwd",
-		"http://example.org/..%2f..%2fetc%2fpasswd",
-		"http://example.org/a\\..\\..\\b",
-		"http://example.org//absolute//path",
-		"http://example.org/CON",
-		"http://example.org/nul.txt",
-		"http://example.org/" + strings.Repeat("x", 5000),
-		"http://example.org/.hidden",
-		"http://example.org/a%00b",
-		"http://example.org/?q=../../x",
-		"http://[::1]:8080/a",
-		"http://example.org/",
-		"http://example.org",
-	}
-	seen := map[string]string{}
-	for _, raw := range hostile {
-		u, err := normalizeURL(raw)
-		if err != nil {
-			t.Fatalf("normalizeURL(%q): %v", raw, err)
-		}
-		p := bodyPath(u, "text/html")
-		parts := strings.Split(p, "/")
-		if len(parts) != 2 {
-			t.Errorf("bodyPath(%q) = %q, want HOST/NAME", raw, p)
-		}
-		for _, part := range parts {
-			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
-				t.Errorf("bodyPath(%q) = %q: unsafe part %q", raw, p, part)
-			}
-		}
-		if prev, dup := seen[p]; dup && prev != u.String() {
-			t.Errorf("bodyPath(%q) = bodyPath(%q) = %q", raw, prev, p)
-		}
-		seen[p] = u.String()
-	}
-}
-
 func TestResolve(t *testing.T) {
 	t.Parallel()
 	base, _ := url.Parse("http://example.org/dir/page.html")
@@ -127,13 +86,13 @@ func TestResolve(t *testing.T) {
 		{"?q=1", "http://example.org/dir/page.html?q=1"},
 	}
 	for _, tt := range tests {
-		u, err := resolve(base, tt.ref)
+		u, err := Resolve(base, tt.ref)
 		if err != nil {
-			t.Errorf("resolve(%q): %v", tt.ref, err)
+			t.Errorf("Resolve(%q): %v", tt.ref, err)
 			continue
 		}
 		if u.String() != tt.want {
-			t.Errorf("resolve(%q) = %q, want %q", tt.ref, u, tt.want)
+			t.Errorf("Resolve(%q) = %q, want %q", tt.ref, u, tt.want)
 		}
 	}
 }

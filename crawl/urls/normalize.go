@@ -1,4 +1,7 @@
-package crawl
+// Package urls decides what a URL is to polite: its normal form, the links
+// a page offers, whether a link is in scope, and how credentials in it are
+// hidden.
+package urls
 
 import (
 	"errors"
@@ -25,29 +28,29 @@ import (
 // The query is kept in its order; trailing slashes, "index.html" and
 // session parameters are not touched: they can name different resources.
 func Normalize(raw string) (string, error) {
-	_, s, err := normalized(raw)
+	_, s, err := Normalized(raw)
 	return s, err
 }
 
-// maxURLBytes bounds a URL, before and after normalisation: a longer one
+// MaxBytes bounds a URL, before and after normalisation: a longer one
 // names no real resource and only bloats the frontier.
-const maxURLBytes = 8 << 10
+const MaxBytes = 8 << 10
 
-func normalizeURL(raw string) (*url.URL, error) {
-	u, _, err := normalized(raw)
+func Parse(raw string) (*url.URL, error) {
+	u, _, err := Normalized(raw)
 	return u, err
 }
 
-// normalized is raw normalised, parsed and as a string.
-func normalized(raw string) (*url.URL, string, error) {
+// Normalized is raw normalised, parsed and as a string.
+func Normalized(raw string) (*url.URL, string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, "", errors.New("empty URL")
 	}
 	// What an error shows of raw: its credentials never leave the input.
-	shown := clip(redactUserinfo(raw), 80)
-	if len(raw) > maxURLBytes {
-		return nil, "", fmt.Errorf("URL %q is longer than %d bytes", shown, maxURLBytes)
+	shown := Clip(Redact(raw), 80)
+	if len(raw) > MaxBytes {
+		return nil, "", fmt.Errorf("URL %q is longer than %d bytes", shown, MaxBytes)
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f {
@@ -92,8 +95,8 @@ func normalized(raw string) (*url.URL, string, error) {
 	u.RawQuery = normalizeEscapes(u.RawQuery, querySafe)
 	u.ForceQuery = false
 	str := u.String()
-	if len(str) > maxURLBytes {
-		return nil, "", fmt.Errorf("URL %q is longer than %d bytes once normalised", shown, maxURLBytes)
+	if len(str) > MaxBytes {
+		return nil, "", fmt.Errorf("URL %q is longer than %d bytes once normalised", shown, MaxBytes)
 	}
 	return u, str, nil
 }
@@ -136,10 +139,10 @@ func normalizeHost(u *url.URL) (string, error) {
 			return "", fmt.Errorf("bad host name %q: %v", h, err)
 		}
 		h = strings.ToLower(a)
-		if endsInNumber(h) {
+		if EndsInNumber(h) {
 			// A resolver reads 2130706433, 127.1, 0x7f000001 and
 			// 0177.0.0.1 as 127.0.0.1: so does polite, or refuses.
-			ip, err := parseLooseIPv4(h)
+			ip, err := ParseLooseIPv4(h)
 			if err != nil {
 				return "", fmt.Errorf("bad host %q: it ends in a number but is no IPv4 address", h)
 			}
@@ -174,14 +177,14 @@ func setEscapedPath(u *url.URL, escaped string) error {
 	return nil
 }
 
-func isUnreserved(c byte) bool {
+func Unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // pathSafe and querySafe report which bytes may stand raw in a path or query.
 func pathSafe(c byte) bool {
-	return isUnreserved(c) || strings.IndexByte("!$&'()*+,;=:@/", c) >= 0
+	return Unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/", c) >= 0
 }
 
 func querySafe(c byte) bool { return pathSafe(c) || c == '?' }
@@ -199,7 +202,7 @@ func normalizeEscapes(s string, safe func(byte) bool) string {
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
 			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) {
+			if Unreserved(v) {
 				b.WriteByte(v)
 			} else {
 				b.WriteByte('%')
@@ -265,12 +268,12 @@ func removeDotSegments(p string) string {
 	return r
 }
 
-// hostKey is the pacing key of a normalised URL: lower-cased host plus a
+// Host is the pacing key of a normalised URL: lower-cased host plus a
 // non-default port.
-func hostKey(u *url.URL) string { return u.Host }
+func Host(u *url.URL) string { return u.Host }
 
-// resolve resolves a link or Location against base and normalises it.
-func resolve(base *url.URL, ref string) (*url.URL, error) {
+// Resolve resolves a link or Location against base and normalises it.
+func Resolve(base *url.URL, ref string) (*url.URL, error) {
 	ref = strings.TrimSpace(ref)
 	r, err := url.Parse(ref)
 	if err != nil {
@@ -278,13 +281,13 @@ func resolve(base *url.URL, ref string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // the link itself is shown once, redacted
 		}
-		return nil, fmt.Errorf("unparsable link %q: %v", clip(redactUserinfo(ref), 80), err)
+		return nil, fmt.Errorf("unparsable link %q: %v", Clip(Redact(ref), 80), err)
 	}
-	return normalizeURL(base.ResolveReference(r).String())
+	return Parse(base.ResolveReference(r).String())
 }
 
-// mustURL parses a URL the frontier already holds in normalised form.
-func mustURL(s string) *url.URL {
+// Must parses a URL the frontier already holds in normalised form.
+func Must(s string) *url.URL {
 	u, err := url.Parse(s)
 	if err != nil {
 		return &url.URL{}
@@ -300,9 +303,20 @@ func HostKey(arg string) (string, error) {
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw + "/"
 	}
-	u, err := normalizeURL(raw)
+	u, err := Parse(raw)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("%q is not a host, host:port or URL", arg)
 	}
-	return hostKey(u), nil
+	return Host(u), nil
+}
+
+// Clip cuts s to at most n bytes on a rune boundary, marking a cut with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
