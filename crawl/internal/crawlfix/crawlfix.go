@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
-	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/store"
 )
 
