@@ -26,12 +26,12 @@ test:
 bench: build
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./crawl/crawltest/polite-bench
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/
+	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/fetch/
 
 # Each fuzz target for FUZZTIME; their seed corpora also run in make test.
 FUZZTIME ?= 30s
 fuzz:
-	@for p in ./crawl/ ./crawl/sitemap/ ./robots/ ./pace/; do \
+	@for p in ./crawl/ ./crawl/fetch/ ./crawl/sitemap/ ./robots/ ./pace/; do \
 		for t in $$($(GO) test -list '^Fuzz' $$p | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
 		done; \

@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"github.com/polite-crawler/polite/crawl"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/spf13/pflag"
 )
 
@@ -11,7 +11,7 @@ import (
 // crawl, narrow enough that no sum or deadline built from them overflows.
 const (
 	day        = 24 * time.Hour
-	maxBodyCap = crawl.MaxBodyLimit // --max-body: a body is held whole in memory
+	maxBodyCap = fetch.MaxBodyLimit // --max-body: a body is held whole in memory
 	maxBytes   = 1 << 50            // --max-bytes, 1 PiB
 )
 

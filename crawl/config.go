@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
@@ -76,17 +77,18 @@ type Config struct {
 // DefaultConfig returns a Config with every default set; the caller adds
 // the job, seeds and output folder.
 func DefaultConfig() Config {
+	fo := fetch.DefaultOptions()
 	return Config{
-		UserAgent:      "polite/dev",
+		UserAgent:      fo.UserAgent,
 		Concurrency:    16,
 		PerHost:        1,
 		Pace:           pace.DefaultConfig(),
 		MaxCrawlDelay:  60 * time.Second,
 		RobotsTTL:      24 * time.Hour,
-		MaxBody:        10 << 20,
-		Timeout:        30 * time.Second,
-		ConnectTimeout: 10 * time.Second,
-		HeaderTimeout:  15 * time.Second,
+		MaxBody:        fo.MaxBody,
+		Timeout:        fo.Timeout,
+		ConnectTimeout: fo.ConnectTimeout,
+		HeaderTimeout:  fo.HeaderTimeout,
 		RetryBase:      10,
 		RetryRatio:     0.1,
 		MaxAttempts:    5,
@@ -95,6 +97,12 @@ func DefaultConfig() Config {
 		OutDir:         "polite-out",
 		WarcSize:       warc.DefaultMaxSize,
 	}
+}
+
+// fetchOptions are the fetch client's settings of c.
+func (c *Config) fetchOptions() fetch.Options {
+	return fetch.Options{UserAgent: c.UserAgent, MaxBody: c.MaxBody, Timeout: c.Timeout,
+		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate}
 }
 
 // ErrUsage marks a configuration error (exit code 2).
@@ -120,8 +128,8 @@ func (c *Config) Validate() error {
 		return usageErr("--concurrency must be at least 1, got %d", c.Concurrency)
 	case c.PerHost < 1:
 		return usageErr("--per-host must be at least 1, got %d", c.PerHost)
-	case c.MaxBody < 1 || c.MaxBody > MaxBodyLimit:
-		return usageErr("--max-body must be between 1 byte and 1 GiB (%d bytes), got %d", int64(MaxBodyLimit), c.MaxBody)
+	case c.MaxBody < 1 || c.MaxBody > fetch.MaxBodyLimit:
+		return usageErr("--max-body must be between 1 byte and 1 GiB (%d bytes), got %d", int64(fetch.MaxBodyLimit), c.MaxBody)
 	case c.Timeout <= 0 || c.ConnectTimeout <= 0 || c.HeaderTimeout <= 0:
 		return usageErr("timeouts must be positive")
 	case c.MaxRequests < 0 || c.MaxPerHost < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -48,7 +50,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	}
 	defer c.close()
 	// A seed source without a valid seed fails before the run is recorded.
-	seeds, err := openSeeds(ctx, db, &c.cfg, c.log, c.fetch.policy.seeds, c.maps)
+	seeds, err := openSeeds(ctx, db, &c.cfg, c.log, c.fetch.Origins(), c.maps)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,8 @@ type crawler struct {
 	db    Store
 	clock clock.Clock
 	pacer *pace.Pacer
-	fetch *fetcher
+	fetch *fetch.Client
+	warc  *warc.Writer // --warc: the run's WARC files; nil for none
 	out   *outDir
 	log   *slog.Logger
 	agent string
@@ -145,16 +148,16 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	c.budget = budgets{cfg: &c.cfg}
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.
-	c.fetch = newFetcher(&c.cfg, time.Now)
+	c.fetch = fetch.New(c.cfg.fetchOptions(), time.Now)
 	if cfg.Sitemaps {
-		c.maps = newSitemapRun(c, c.fetch.policy.seeds)
+		c.maps = newSitemapRun(c, c.fetch.Origins())
 	}
 	return c, nil
 }
 
 func (c *crawler) close() {
-	c.fetch.closeWarc()
-	c.fetch.close()
+	c.closeWarc()
+	c.fetch.Close()
 	c.ledger.close()
 	c.out.Close()
 }
@@ -204,9 +207,10 @@ func (c *crawler) prepare() (passStart, error) {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
 	if c.cfg.Warc {
-		if c.fetch.warc, err = openWarc(&c.cfg, c.agent, c.run); err != nil {
+		if c.warc, err = openWarc(&c.cfg, c.agent, c.run); err != nil {
 			return pass, err
 		}
+		c.fetch.KeepExchanges()
 	}
 	c.hosts.stale = true
 	return pass, nil
@@ -239,11 +243,11 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 
 // closeWarc finishes the run's last WARC file and its index; a second
 // call does nothing.
-func (f *fetcher) closeWarc() error {
-	if f.warc == nil {
+func (c *crawler) closeWarc() error {
+	if c.warc == nil {
 		return nil
 	}
-	if err := f.warc.Close(); err != nil {
+	if err := c.warc.Close(); err != nil {
 		return fmt.Errorf("close WARC files: %w", err)
 	}
 	return nil
@@ -272,7 +276,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	}
 	_, flushErr := c.ledger.flush(c.db)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := errors.Join(c.hosts.save(end), c.fetch.closeWarc())
+	saveErr := errors.Join(c.hosts.save(end), c.closeWarc())
 
 	manErr := c.ledger.closeManifest()
 	if manErr == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
@@ -42,7 +43,7 @@ type decision struct {
 // decide says what an answer means for its entry: e is the entry as sent
 // (its Attempts counting this one), resp the answer, werr the failure to
 // write its body. It reads no clock and touches no state.
-func decide(e frontier.Entry, resp response, werr error, s situation) decision {
+func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) decision {
 	if werr != nil {
 		return decision{outcome: outUnwritten, state: frontier.Queued}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
@@ -18,57 +19,57 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name     string
 		attempts int
-		resp     response
+		resp     fetch.Response
 		werr     error
 		s        situation
 		want     decision
 	}{
-		{"body not written", 1, response{Status: 200}, errors.New("disk full"), ok,
+		{"body not written", 1, fetch.Response{Status: 200}, errors.New("disk full"), ok,
 			decision{outcome: outUnwritten, state: frontier.Queued}},
-		{"200 done", 1, response{Status: 200}, nil, ok,
+		{"200 done", 1, fetch.Response{Status: 200}, nil, ok,
 			decision{outcome: outDone, state: frontier.Done}},
-		{"204 done", 1, response{Status: 204}, nil, ok,
+		{"204 done", 1, fetch.Response{Status: 204}, nil, ok,
 			decision{outcome: outDone, state: frontier.Done}},
-		{"304 not modified", 1, response{Status: 304}, nil, ok,
+		{"304 not modified", 1, fetch.Response{Status: 304}, nil, ok,
 			decision{outcome: outNotModified, state: frontier.NotModified}},
-		{"301 redirect", 1, response{Status: 301}, nil, ok,
+		{"301 redirect", 1, fetch.Response{Status: 301}, nil, ok,
 			decision{outcome: outRedirect}},
-		{"404 dead at once", 1, response{Status: 404}, nil, ok,
+		{"404 dead at once", 1, fetch.Response{Status: 404}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "http-404"}},
-		{"410 dead even with attempts left", 1, response{Status: 410}, nil, ok,
+		{"410 dead even with attempts left", 1, fetch.Response{Status: 410}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "http-410"}},
-		{"500 retried", 1, response{Status: 500}, nil, ok,
+		{"500 retried", 1, fetch.Response{Status: 500}, nil, ok,
 			decision{outcome: outRetry, state: frontier.Queued, reason: "http-500", failed: true}},
-		{"502 dead after the last attempt", 3, response{Status: 502}, nil, ok,
+		{"502 dead after the last attempt", 3, fetch.Response{Status: 502}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "http-502", failed: true}},
-		{"429 retried on the pacer's hold", 1, response{Status: 429}, nil, ok,
+		{"429 retried on the pacer's hold", 1, fetch.Response{Status: 429}, nil, ok,
 			decision{outcome: outRetry, state: frontier.Queued, reason: "http-429", congestion: true, failed: true}},
-		{"503 retried on the pacer's hold", 2, response{Status: 503}, nil, ok,
+		{"503 retried on the pacer's hold", 2, fetch.Response{Status: 503}, nil, ok,
 			decision{outcome: outRetry, state: frontier.Queued, reason: "http-503", congestion: true, failed: true}},
-		{"503 beyond --max-retry-after deferred", 1, response{Status: 503}, nil,
+		{"503 beyond --max-retry-after deferred", 1, fetch.Response{Status: 503}, nil,
 			situation{maxAttempts: 3, retryAllowed: true, deferred: true},
 			decision{outcome: outHeld, state: frontier.Deferred, reason: "http-503", failed: true}},
-		{"429 past the run's end left queued", 1, response{Status: 429}, nil,
+		{"429 past the run's end left queued", 1, fetch.Response{Status: 429}, nil,
 			situation{maxAttempts: 3, retryAllowed: true, heldToResume: true},
 			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
-		{"held even on the last attempt", 3, response{Status: 429}, nil,
+		{"held even on the last attempt", 3, fetch.Response{Status: 429}, nil,
 			situation{maxAttempts: 3, heldToResume: true},
 			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
-		{"timeout retried", 1, response{Err: netErr, Reason: "timeout"}, nil, ok,
+		{"timeout retried", 1, fetch.Response{Err: netErr, Reason: "timeout"}, nil, ok,
 			decision{outcome: outRetry, state: frontier.Queued, reason: "timeout", failed: true}},
-		{"retry budget spent", 1, response{Err: netErr, Reason: "reset"}, nil,
+		{"retry budget spent", 1, fetch.Response{Err: netErr, Reason: "reset"}, nil,
 			situation{maxAttempts: 3},
 			decision{outcome: outRetrySpent, state: frontier.Deferred, reason: "reset (retry budget spent)", failed: true}},
-		{"last attempt dead before the budget counts", 3, response{Err: netErr, Reason: "reset"}, nil,
+		{"last attempt dead before the budget counts", 3, fetch.Response{Err: netErr, Reason: "reset"}, nil,
 			situation{maxAttempts: 3},
 			decision{outcome: outDead, state: frontier.Dead, reason: "reset", failed: true}},
-		{"too large never retried", 1, response{Err: netErr, Reason: "too-large"}, nil, ok,
+		{"too large never retried", 1, fetch.Response{Err: netErr, Reason: "too-large"}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "too-large", failed: true}},
-		{"tls never retried", 1, response{Err: netErr, Reason: "tls"}, nil, ok,
+		{"tls never retried", 1, fetch.Response{Err: netErr, Reason: "tls"}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "tls", failed: true}},
-		{"bad headers never retried", 1, response{Err: netErr, Reason: "bad-headers"}, nil, ok,
+		{"bad headers never retried", 1, fetch.Response{Err: netErr, Reason: "bad-headers"}, nil, ok,
 			decision{outcome: outDead, state: frontier.Dead, reason: "bad-headers", failed: true}},
-		{"private address excluded", 1, response{Err: netErr, Reason: "private-address"}, nil,
+		{"private address excluded", 1, fetch.Response{Err: netErr, Reason: "private-address"}, nil,
 			situation{maxAttempts: 3, deferred: true},
 			decision{outcome: outExcluded, state: frontier.Excluded, reason: "private-address", failed: true}},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -95,7 +96,7 @@ func (c *crawler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pa
 		e.FetchedAt = now
 		l.finish(&e, d.state, d.reason)
 		if d.failed {
-			l.writeManifest(e, response{Status: e.LastStatus}, 0, now)
+			l.writeManifest(e, fetch.Response{Status: e.LastStatus}, 0, now)
 		} else {
 			l.writeManifest(e, r.resp, r.delay, now)
 		}

@@ -52,7 +52,7 @@ const mib = 1 << 20
 // and that each run ended on its own, quickly.
 func TestHostileBodies(t *testing.T) {
 	t.Parallel()
-	gzipBomb, deflateBomb, rawDeflateBomb := crawl.Bomb("gzip", 256*mib), crawl.Bomb("deflate", 256*mib), crawl.Bomb("raw", 256*mib)
+	gzipBomb, deflateBomb, rawDeflateBomb := crawltest.Bomb("gzip", 256*mib), crawltest.Bomb("deflate", 256*mib), crawltest.Bomb("raw", 256*mib)
 	runHostile(t, []hostileCase{
 		{
 			name:  "body over max-body",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
@@ -70,7 +71,7 @@ type manifestLine struct {
 
 // writeManifest appends the final fetch of an entry to manifest.jsonl and
 // queues its fetch record. delay is the host's delay when it started.
-func (l *ledger) writeManifest(e frontier.Entry, resp response, delay time.Duration, now time.Time) {
+func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time.Duration, now time.Time) {
 	m := manifestLine{
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: ms(resp.TTFB),

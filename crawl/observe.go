@@ -3,6 +3,7 @@ package crawl
 import (
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -10,7 +11,7 @@ import (
 // statistics and holds the host when the answer keeps it away.
 func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
-	c.pacer.Sent(h.key, r.start, resp.sent)
+	c.pacer.Sent(h.key, r.start, resp.Sent)
 	o := outcomeOf(resp, r.slow, now)
 	v := c.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {
@@ -62,7 +63,7 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 // outcomeOf is what the pacer learns from an answer: its status (0 for no
 // answer), time to first byte, a soft block, and the Retry-After (of a 429
 // or 503) and rate-limit quota it carries.
-func outcomeOf(resp response, slow bool, now time.Time) pace.Outcome {
+func outcomeOf(resp fetch.Response, slow bool, now time.Time) pace.Outcome {
 	o := pace.Outcome{Status: answered(resp), TTFB: resp.TTFB, SlowDown: slow}
 	if resp.Header == nil {
 		return o
@@ -74,14 +75,14 @@ func outcomeOf(resp response, slow bool, now time.Time) pace.Outcome {
 			o.BadRetryAfter = ra
 		}
 	}
-	if q, ok := ParseRateLimit(resp.Header, now); ok {
+	if q, ok := fetch.ParseRateLimit(resp.Header, now); ok {
 		o.Quota = q
 	}
 	return o
 }
 
 // answered is the status of an answer, 0 when there was none.
-func answered(resp response) int {
+func answered(resp fetch.Response) int {
 	if resp.Err != nil {
 		return 0
 	}
@@ -90,7 +91,7 @@ func answered(resp response) int {
 
 // count adds an answer to the host's statistics; it reports whether the
 // answer was a throttle (429 or 503).
-func (s *HostStats) count(resp response, retryAfter bool) (throttled bool) {
+func (s *HostStats) count(resp fetch.Response, retryAfter bool) (throttled bool) {
 	if retryAfter {
 		s.RetryAfters++
 	}

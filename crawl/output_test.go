@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,4 +266,13 @@ func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
 		}
 		seen[p] = u.String()
 	}
+}
+
+func mustURLOf(t testing.TB, raw string) *url.URL {
+	t.Helper()
+	u, err := urls.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

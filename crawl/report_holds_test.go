@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -39,7 +40,7 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 			now = r
 		}
 		c.pacer.Begin(h.key, now)
-		c.observe(h, result{host: h.key, url: u, start: now, resp: response{Status: 200, TTFB: ttfb}}, now)
+		c.observe(h, result{host: h.key, url: u, start: now, resp: fetch.Response{Status: 200, TTFB: ttfb}}, now)
 	}
 	for range 20 {
 		answer(100 * time.Millisecond)

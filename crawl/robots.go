@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
+	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -27,12 +29,12 @@ type robotsResult struct {
 // robots.MaxRedirects redirects are followed, each one paced like any
 // request to its host (the first request's pacing is the caller's); a body
 // is cut at robots.MaxBytes. first is the answer to the first request.
-func fetchRobots(ctx context.Context, f *fetcher, p *pace.Pacer, clk clock.Clock, u *url.URL) (first response, rr *robotsResult) {
+func fetchRobots(ctx context.Context, f *fetch.Client, w *warc.Writer, p *pace.Pacer, clk clock.Clock, u *url.URL) (first fetch.Response, rr *robotsResult) {
 	rr = &robotsResult{}
 	cur := u
 	for {
-		resp := f.getRobots(ctx, cur)
-		if _, _, err := f.archive(cur, resp, frontier.Entry{}); err != nil {
+		resp := f.GetRobots(ctx, cur)
+		if _, _, err := archive(w, cur, resp, frontier.Entry{}); err != nil {
 			rr.warcErr = err
 		}
 		if rr.hops == 0 {

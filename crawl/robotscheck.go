@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
@@ -98,10 +99,10 @@ func RobotsFor(ctx context.Context, db RobotsCache, cfg Config, target string) (
 		p.SetFloor(h, d, pace.FloorHost)
 	}
 
-	f := newFetcher(&cfg, cfg.Clock.Now)
-	defer f.close()
+	f := fetch.New(cfg.fetchOptions(), cfg.Clock.Now)
+	defer f.Close()
 	p.Begin(key, now)
-	_, rr := fetchRobots(withPrivateOK(ctx, true), f, p, cfg.Clock, ru)
+	_, rr := fetchRobots(fetch.WithPrivateOK(ctx, true), f, nil, p, cfg.Clock, ru)
 	if err := ctx.Err(); err != nil {
 		return nil, src, fmt.Errorf("fetch %s: %w", ru, err)
 	}

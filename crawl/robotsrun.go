@@ -31,7 +31,7 @@ func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) er
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
 	go func() {
-		r.resp, r.robots = fetchRobots(ctx, c.fetch, c.pacer, c.clock, u)
+		r.resp, r.robots = fetchRobots(ctx, c.fetch, c.warc, c.pacer, c.clock, u)
 		c.results <- r
 	}()
 	return nil

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -66,7 +67,7 @@ type seedLoad struct {
 	urls    []*url.URL // batch's URLs as the reader parsed them
 	entries []frontier.Entry
 	sorted  []frontier.Entry                // entries, host by host
-	origins map[origin]bool                 // the dial policy's: what the seeds exempt
+	origins map[fetch.Origin]bool           // the dial policy's: what the seeds exempt
 	mark    func(*frontier.Entry, *url.URL) // makes a seed that is a sitemap an entry of that kind (--sitemaps)
 	eof     bool
 	skipped bool // unchanged since its last load: not read
@@ -79,7 +80,7 @@ type seedLoad struct {
 // a valid seed fails here, as a usage error.
 // The seeds' origins go to origins (the dial policy's); with --sitemaps
 // (maps not nil) a seed that is a sitemap becomes an entry of that kind.
-func openSeeds(ctx context.Context, db Store, cfg *Config, log *slog.Logger, origins map[origin]bool, maps *sitemapRun) (*seedLoad, error) {
+func openSeeds(ctx context.Context, db Store, cfg *Config, log *slog.Logger, origins map[fetch.Origin]bool, maps *sitemapRun) (*seedLoad, error) {
 	src := cfg.Seeds
 	l := &seedLoad{job: cfg.Job, log: log, origins: origins}
 	if maps != nil {
@@ -266,7 +267,7 @@ func (l *seedLoad) enqueue(db Store, now time.Time) error {
 				continue // the reader normalised it
 			}
 		}
-		l.origins[originOf(u)] = true
+		l.origins[fetch.OriginOf(u)] = true
 		e := frontier.Entry{Job: l.job, URL: s.URL, Host: urls.Host(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}
 		if l.mark != nil {
 			l.mark(&e, u)
@@ -336,22 +337,22 @@ func WarnRejected(log *slog.Logger, r Rejected) {
 
 // originList is the origins as the database keeps them, sorted:
 // "scheme://host:port".
-func originList(m map[origin]bool) []string {
+func originList(m map[fetch.Origin]bool) []string {
 	out := make([]string, 0, len(m))
 	for o := range m {
-		out = append(out, o.scheme+"://"+net.JoinHostPort(o.host, o.port))
+		out = append(out, o.Scheme+"://"+net.JoinHostPort(o.Host, o.Port))
 	}
 	sort.Strings(out)
 	return out
 }
 
-func parseOrigin(s string) (origin, bool) {
+func parseOrigin(s string) (fetch.Origin, bool) {
 	scheme, hostport, ok := strings.Cut(s, "://")
 	host, port, err := net.SplitHostPort(hostport)
 	if !ok || err != nil || scheme == "" || port == "" {
-		return origin{}, false
+		return fetch.Origin{}, false
 	}
-	return origin{scheme, host, port}, true
+	return fetch.Origin{Scheme: scheme, Host: host, Port: port}, true
 }
 
 // lockBeat returns what refreshes the crawl lock of run runID while the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
@@ -84,7 +85,7 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 	defer db.Close()
 	gen := &genSeeds{n: lines, line: line}
 	spy := &enqueueSpy{Store: db, src: gen}
-	l := &seedLoad{job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[origin]bool{}, sr: NewSeedReader("gen", gen)}
+	l := &seedLoad{job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[fetch.Origin]bool{}, sr: NewSeedReader("gen", gen)}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)
@@ -135,8 +136,8 @@ func TestOriginsRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := originOf(urls.Must(tt.url))
-			got := originList(map[origin]bool{o: true})
+			o := fetch.OriginOf(urls.Must(tt.url))
+			got := originList(map[fetch.Origin]bool{o: true})
 			if len(got) != 1 || got[0] != tt.want {
 				t.Fatalf("originList = %q, want %q", got, tt.want)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
@@ -62,7 +63,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 	defer db.Close()
 	spy := &txSpy{DB: db}
 	gen := &genSeeds{n: lines, line: func(i int) string { return fmt.Sprintf("http://h%d.example/p/%d", i%7, i) }}
-	l := &seedLoad{size: size, job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[origin]bool{}, sr: NewSeedReader("gen", gen)}
+	l := &seedLoad{size: size, job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[fetch.Origin]bool{}, sr: NewSeedReader("gen", gen)}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestSeedParsedMatchesItsURL(t *testing.T) {
 			continue // the loader parses it
 		}
 		u, err := url.Parse(s.URL)
-		if err != nil || p.String() != s.URL || originOf(p) != originOf(u) ||
+		if err != nil || p.String() != s.URL || fetch.OriginOf(p) != fetch.OriginOf(u) ||
 			urls.Host(p) != urls.Host(u) || p.Path != u.Path || IsSitemapSeed(p) != IsSitemapSeed(u) {
 			t.Errorf("seed %q comes with %#v, its URL parses as %#v (%v)", s.URL, p, u, err)
 		}

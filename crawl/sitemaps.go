@@ -1,8 +1,6 @@
 package crawl
 
 import (
-	"compress/gzip"
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
@@ -50,9 +49,9 @@ type sitemapRun struct {
 	hosts  *hostSet // robots.txt Sitemap lines, buffered entries
 	out    *outDir  // whether a page's body is on disk
 
-	seeds     map[origin]bool // the seeds' origins
-	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
-	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
+	seeds     map[fetch.Origin]bool // the seeds' origins
+	seedHosts map[string]bool       // hosts whose robots.txt Sitemap lines are read, from seeds
+	robotsFor map[string]bool       // hosts whose Sitemap lines were taken this run
 	byURL     map[string]*SitemapStats
 	order     []*SitemapStats
 	listedBy  map[string]string // page URL -> the sitemap that listed it, this run
@@ -60,7 +59,7 @@ type sitemapRun struct {
 
 // newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
 // which the seed loader fills before the first request.
-func newSitemapRun(c *crawler, seeds map[origin]bool) *sitemapRun {
+func newSitemapRun(c *crawler, seeds map[fetch.Origin]bool) *sitemapRun {
 	return &sitemapRun{job: c.cfg.Job, scope: c.cfg.Scope, clock: c.clock, log: c.log,
 		ledger: c.ledger, hosts: c.hosts, out: c.out,
 		seeds: seeds, robotsFor: map[string]bool{},
@@ -72,7 +71,7 @@ func (m *sitemapRun) isSeedHost(key string) bool {
 	if m.seedHosts == nil {
 		m.seedHosts = map[string]bool{}
 		for o := range m.seeds {
-			m.seedHosts[urls.Host(&url.URL{Scheme: o.scheme, Host: net.JoinHostPort(o.host, o.port)})] = true
+			m.seedHosts[urls.Host(&url.URL{Scheme: o.Scheme, Host: net.JoinHostPort(o.Host, o.Port)})] = true
 		}
 	}
 	return m.seedHosts[key]
@@ -116,40 +115,6 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun) {
 		m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
 	}
-}
-
-// getSitemap fetches a sitemap and reads its body as a stream within the
-// protocol's limits, by the request's deadline; the body is not kept.
-func (f *fetcher) getSitemap(ctx context.Context, u *url.URL, extra http.Header) (response, *sitemap.Result) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	resp, r := f.send(ctx, u, extra)
-	if resp == nil {
-		return r, nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return r, nil
-	}
-	var body = newPeekReader(resp.Body)
-	var rd = interface{ Read([]byte) (int, error) }(body)
-	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-	case "gzip", "x-gzip":
-		if len(body.peek(1)) > 0 {
-			zr, err := gzip.NewReader(body)
-			if err != nil {
-				r.Err, r.Reason = decodeErr(err), "bad-encoding"
-				return r, nil
-			}
-			defer zr.Close()
-			rd = zr
-		}
-	case "deflate":
-		rd = newDeflateReader(body)
-	}
-	res := sitemap.Read(rd, nil)
-	r.Duration = f.now().Sub(r.start)
-	return r, res
 }
 
 // sitemapValidators are the conditional headers of a sitemap's re-read:

@@ -1,19 +1,15 @@
 package crawl
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/warc"
 )
@@ -22,32 +18,6 @@ import (
 // goroutines write them, so the loop never waits on a WARC file; the
 // Writer serialises the records of concurrent fetches. The payload kept is
 // the body as polite decoded it (see newCapture).
-
-// capture is what a WARC record keeps of one exchange.
-type capture struct {
-	at      time.Time // when the request was sent
-	ip      string    // the address dialled; "" through a proxy
-	sent    []byte    // the request head as sent
-	head    []byte    // the response head, as received but for the encoding
-	payload []byte    // the decoded body, or its first bytes when cut
-	cut     bool      // the body was over the size limit
-}
-
-// newCapture gathers what the records of req and resp keep. polite
-// decodes gzip and deflate bodies itself (the size limit applies to what
-// is decoded), and the record keeps that decoded payload: its head then
-// drops Content-Encoding and Content-Length, which spoke of the bytes on
-// the wire, so that a replay tool serves the payload as it is.
-func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time) *capture {
-	rec := *resp
-	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-	case "gzip", "x-gzip", "deflate":
-		rec.Header = resp.Header.Clone()
-		rec.Header.Del("Content-Encoding")
-		rec.Header.Del("Content-Length")
-	}
-	return &capture{at: at, ip: note.addr(), sent: warc.RequestHead(req), head: warc.ResponseHead(&rec), payload: body, cut: cut}
-}
 
 // revisitOf decides how a fetch answered with status is recorded, given
 // the entry's last capture: as a revisit of it (a 304 to the conditional
@@ -69,24 +39,24 @@ func revisitOf(status int, cut bool, digest string, last frontier.Entry) warc.Pr
 // of last's capture or a response. newest says the capture is the URL's
 // latest to refer to (a whole 2xx response). A fetch that got no answer,
 // or whose body failed to arrive, writes nothing.
-func (f *fetcher) archive(u *url.URL, resp response, last frontier.Entry) (c warc.Capture, newest bool, err error) {
-	cp := resp.capture
-	if f.warc == nil || cp == nil {
+func archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entry) (c warc.Capture, newest bool, err error) {
+	cp := resp.Capture
+	if w == nil || cp == nil {
 		return warc.Capture{}, false, nil
 	}
-	ex := warc.Exchange{URL: u.String(), Date: cp.at, IP: cp.ip, Request: cp.sent,
-		ResponseHead: cp.head, Payload: cp.payload, Truncated: cp.cut}
+	ex := warc.Exchange{URL: u.String(), Date: cp.At, IP: cp.IP, Request: cp.Request,
+		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut}
 	digest := ""
 	if last.WarcID != "" && resp.Status == http.StatusOK {
-		digest = warc.PayloadDigest(cp.payload)
+		digest = warc.PayloadDigest(cp.Payload)
 	}
-	if p := revisitOf(resp.Status, cp.cut, digest, last); p != 0 {
+	if p := revisitOf(resp.Status, cp.Cut, digest, last); p != 0 {
 		ref := warc.Ref{RecordID: last.WarcID, URL: ex.URL, Date: last.WarcDate, PayloadDigest: last.WarcDigest}
-		c, err = f.warc.WriteRevisit(warc.Revisit{Profile: p, Exchange: ex, Ref: ref})
+		c, err = w.WriteRevisit(warc.Revisit{Profile: p, Exchange: ex, Ref: ref})
 		return c, false, err
 	}
-	c, err = f.warc.WriteExchange(ex)
-	return c, err == nil && resp.Status/100 == 2 && !cp.cut, err
+	c, err = w.WriteExchange(ex)
+	return c, err == nil && resp.Status/100 == 2 && !cp.Cut, err
 }
 
 // openWarc starts the run's WARC files under OUT/warc, named
@@ -126,56 +96,4 @@ func warcPrefix(job string, run int64, start time.Time) string {
 
 func isAlnum(b byte) bool {
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
-}
-
-// connNote is what one request learns of its connection: the address
-// dialled (from httptrace's GotConn), unless the guard sent it through a
-// proxy.
-type connNote struct {
-	mu      sync.Mutex
-	ip      string
-	proxied bool
-}
-
-type connNoteKey struct{}
-
-// withConnNote returns ctx with a note that the request's trace fills.
-func withConnNote(ctx context.Context) (context.Context, *connNote) {
-	n := &connNote{}
-	ctx = context.WithValue(ctx, connNoteKey{}, n)
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: n.gotConn}), n
-}
-
-func connNoteOf(ctx context.Context) *connNote {
-	n, _ := ctx.Value(connNoteKey{}).(*connNote)
-	return n
-}
-
-func (n *connNote) gotConn(info httptrace.GotConnInfo) {
-	host, _, err := net.SplitHostPort(info.Conn.RemoteAddr().String())
-	if err != nil {
-		return
-	}
-	n.mu.Lock()
-	n.ip = host
-	n.mu.Unlock()
-}
-
-func (n *connNote) viaProxy() {
-	n.mu.Lock()
-	n.proxied = true
-	n.mu.Unlock()
-}
-
-// addr is the server's address, "" when it is not known.
-func (n *connNote) addr() string {
-	if n == nil {
-		return ""
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.proxied {
-		return ""
-	}
-	return n.ip
 }

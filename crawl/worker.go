@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
@@ -26,7 +27,7 @@ type result struct {
 	url    *url.URL
 	start  time.Time
 	delay  time.Duration // the host's delay when the request started
-	resp   response
+	resp   fetch.Response
 	file   string // body written under this name, "" if none
 	sha    string
 	links  []*url.URL
@@ -49,7 +50,7 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 	if e.Kind != frontier.Page {
 		hdr := sitemapValidators(e)
 		go func() {
-			r.resp, r.sitemap = c.fetch.getSitemap(ctx, u, hdr)
+			r.resp, r.sitemap = c.fetch.GetSitemap(ctx, u, hdr)
 			c.results <- r
 		}()
 		return
@@ -67,12 +68,12 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 	}
 	follow := e.Depth < c.cfg.Depth
 	go func() {
-		r.resp = c.fetch.get(ctx, u, hdr)
+		r.resp = c.fetch.Get(ctx, u, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(&c.cfg, c.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = c.fetch.archive(u, r.resp, e); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = archive(c.warc, u, r.resp, e); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
 		c.results <- r

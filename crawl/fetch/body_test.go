@@ -1,4 +1,4 @@
-package crawl
+package fetch
 
 import (
 	"bufio"
@@ -48,17 +48,17 @@ func lyingServer(tb testing.TB, announced int64, body string) string {
 func TestLyingContentLengthCostsWhatArrives(t *testing.T) {
 	// Not parallel: it measures the process's allocations, which the parallel tests would share.
 	u := lyingServer(t, 10<<20, "twelve bytes")
-	cfg := DefaultConfig()
+	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
 	cfg.Timeout = 5 * time.Second
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
+	f := New(cfg, time.Now)
+	defer f.Close()
 	const n = 16
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := 0; i < n; i++ {
-		resp := f.get(context.Background(), mustURLOf(t, u), nil)
+		resp := f.Get(context.Background(), mustURLOf(t, u), nil)
 		if resp.Err == nil || resp.Body != nil {
 			t.Fatalf("request %d: status %d, %d bytes, err %v; want a failure and no body", i, resp.Status, len(resp.Body), resp.Err)
 		}
@@ -76,16 +76,16 @@ func TestLyingContentLengthCostsWhatArrives(t *testing.T) {
 // 10 MiB and sending 12 bytes. B/op is what one request costs.
 func BenchmarkLyingContentLength(b *testing.B) {
 	u := lyingServer(b, 10<<20, "twelve bytes")
-	cfg := DefaultConfig()
+	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
+	f := New(cfg, time.Now)
+	defer f.Close()
 	target := mustURLOf(b, u)
 	b.ReportAllocs()
 	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0))) // about 16 at once
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if resp := f.get(context.Background(), target, nil); resp.Err == nil {
+			if resp := f.Get(context.Background(), target, nil); resp.Err == nil {
 				b.Errorf("status %d: a short body was taken as whole", resp.Status)
 			}
 		}

@@ -1,4 +1,4 @@
-package crawl
+package fetch
 
 import (
 	"context"
@@ -67,9 +67,8 @@ func TestSeedExemptionIsPerOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.seed+" "+tt.url, func(t *testing.T) {
-			cfg := DefaultConfig()
-			p := newDialPolicy(&cfg)
-			p.seeds[originOf(mustURLOf(t, tt.seed))] = true
+			p := newDialPolicy(DefaultOptions().AllowPrivate)
+			p.seeds[OriginOf(mustURLOf(t, tt.seed))] = true
 			if got := p.mayDialPrivate(context.Background(), mustURLOf(t, tt.url)); got != tt.want {
 				t.Errorf("seed %s: mayDialPrivate(%s) = %v, want %v", tt.seed, tt.url, got, tt.want)
 			}
@@ -89,9 +88,9 @@ func TestProxyHookJudgesEveryRequest(t *testing.T) {
 	}))
 	defer proxy.Close()
 	pu, _ := url.Parse(proxy.URL)
-	cfg := DefaultConfig()
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
+	cfg := DefaultOptions()
+	f := New(cfg, time.Now)
+	defer f.Close()
 	f.guard.proxy = http.ProxyURL(pu)
 	for _, raw := range []string{"http://2130706433:9/", "http://127.1:9/", "http://0x7f000001:9/", "http://0177.0.0.1:9/",
 		"http://[::ffff:127.0.0.1]:9/", "http://foo.localhost:9/", "http://169.254.169.254/", "http://1.2.3.4.5/"} {
@@ -100,14 +99,14 @@ func TestProxyHookJudgesEveryRequest(t *testing.T) {
 		if err == nil {
 			resp.Body.Close()
 			t.Errorf("%s: status %d through the proxy, want refused", raw, resp.StatusCode)
-		} else if classify(err) != "private-address" {
+		} else if Classify(err) != "private-address" {
 			t.Errorf("%s: %v, want private-address", raw, err)
 		}
 	}
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the proxy was asked %d times, want never", n)
 	}
-	resp := f.get(context.Background(), mustURLOf(t, "http://192.0.2.10/"), nil)
+	resp := f.Get(context.Background(), mustURLOf(t, "http://192.0.2.10/"), nil)
 	if resp.Status != 200 || asked.Load() != 1 {
 		t.Errorf("a public target: status %d (%v), proxy asked %d times; want 200 through the proxy", resp.Status, resp.Err, asked.Load())
 	}

@@ -1,4 +1,4 @@
-package crawl
+package fetch
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func TestDenyPrivateAddresses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.address, func(t *testing.T) {
 			err := denyPrivate("tcp", tt.address, nil)
-			if got := errors.Is(err, errPrivate); got != tt.refused {
+			if got := errors.Is(err, ErrPrivate); got != tt.refused {
 				t.Errorf("denyPrivate(%s) = %v, want refused %v", tt.address, err, tt.refused)
 			}
 		})
@@ -134,21 +134,21 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := DefaultOptions()
 			// A refusal must come before connect: with no connect timeout
 			// to speak of, one that waited on the network would hang until
 			// the hang guard below, and name no private address.
 			cfg.ConnectTimeout = time.Hour
 			cfg.AllowPrivate = tt.allow
-			f := newFetcher(&cfg, time.Now)
-			defer f.close()
+			f := New(cfg, time.Now)
+			defer f.Close()
 			if tt.seed != "" {
-				f.policy.seeds[originOf(mustURLOf(t, tt.seed))] = true
+				f.policy.seeds[OriginOf(mustURLOf(t, tt.seed))] = true
 			}
 			before := hits.Load()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // hang guard
 			defer cancel()
-			resp := f.get(withPrivateOK(ctx, tt.grant), mustURLOf(t, tt.url), nil)
+			resp := f.Get(WithPrivateOK(ctx, tt.grant), mustURLOf(t, tt.url), nil)
 			got := hits.Load() - before
 			if tt.refused {
 				if resp.Reason != "private-address" || got != 0 {
@@ -172,19 +172,19 @@ func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/robots.txt", http.StatusMovedPermanently)
 	}))
 	defer seed.Close()
-	cfg := DefaultConfig()
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
-	ctx := withPrivateOK(context.Background(), true)
-	first := f.get(ctx, mustURLOf(t, seed.URL+"/robots.txt"), nil)
+	cfg := DefaultOptions()
+	f := New(cfg, time.Now)
+	defer f.Close()
+	ctx := WithPrivateOK(context.Background(), true)
+	first := f.Get(ctx, mustURLOf(t, seed.URL+"/robots.txt"), nil)
 	if first.Status != http.StatusMovedPermanently {
 		t.Fatalf("seed answered %d %v, want 301", first.Status, first.Err)
 	}
-	second := f.get(ctx, mustURLOf(t, other.URL+"/robots.txt"), nil)
+	second := f.Get(ctx, mustURLOf(t, other.URL+"/robots.txt"), nil)
 	if second.Reason != "private-address" || otherHits.Load() != 0 {
 		t.Errorf("redirect target: reason %q, %d requests; want private-address and none", second.Reason, otherHits.Load())
 	}
-	again := f.get(ctx, mustURLOf(t, seed.URL+"/robots.txt"), nil)
+	again := f.Get(ctx, mustURLOf(t, seed.URL+"/robots.txt"), nil)
 	if again.Err != nil {
 		t.Errorf("the granted host itself: %v", again.Err)
 	}
@@ -222,9 +222,9 @@ func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			cfg := DefaultConfig()
-			f := newFetcher(&cfg, time.Now)
-			defer f.close()
+			cfg := DefaultOptions()
+			f := New(cfg, time.Now)
+			defer f.Close()
 			f.guard.proxy = http.ProxyURL(pu)
 			f.guard.lookup = func(_ context.Context, host string) ([]net.IPAddr, error) {
 				if a, ok := resolve[host]; ok {
@@ -233,7 +233,7 @@ func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
 				return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 			}
 			before := proxied.Load()
-			resp := f.get(context.Background(), mustURLOf(t, tt.url), nil)
+			resp := f.Get(context.Background(), mustURLOf(t, tt.url), nil)
 			n := proxied.Load() - before
 			if tt.refused {
 				if resp.Reason != "private-address" || n != 0 {

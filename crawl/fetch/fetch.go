@@ -1,4 +1,8 @@
-package crawl
+// Package fetch makes polite's HTTP requests: one client whose transport
+// decides which addresses may be dialled, bodies read within their limits,
+// failures classified into the reasons the frontier records, and the
+// quota a server announces in its RateLimit headers.
+package fetch
 
 import (
 	"compress/flate"
@@ -17,20 +21,19 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/robots"
 )
 
 // maxHeaderBytes bounds a response's headers.
 const maxHeaderBytes = 64 << 10
 
-// errTooLarge is a body over --max-body (after decoding).
-var errTooLarge = errors.New("body over the size limit")
+// ErrTooLarge is a body over --max-body (after decoding).
+var ErrTooLarge = errors.New("body over the size limit")
 
 // fetcher makes one HTTP request at a time per call; it follows no
 // redirects and decodes compressed bodies itself, so that the size limit
 // applies to what is decoded.
-type fetcher struct {
+type Client struct {
 	client  *http.Client
 	guard   *guard // what the transport may dial
 	ua      string
@@ -42,11 +45,33 @@ type fetcher struct {
 
 	truncate bool // keep the first maxBody bytes instead of failing
 
-	warc *warc.Writer // --warc: every answer is kept as WARC records; nil for none
+	keep bool // --warc: each answer carries its Capture
 }
 
-// response is what one request gave.
-type response struct {
+// Options are a Client's settings; DefaultOptions gives the command
+// line's defaults.
+type Options struct {
+	UserAgent      string        // sent on every request
+	MaxBody        int64         // bytes of a decoded body; over it the fetch fails
+	Timeout        time.Duration // whole request
+	ConnectTimeout time.Duration
+	HeaderTimeout  time.Duration // until the response headers
+	AllowPrivate   bool          // --allow-private: any address may be dialled
+}
+
+// DefaultOptions returns the defaults of polite crawl's flags.
+func DefaultOptions() Options {
+	return Options{
+		UserAgent:      "polite/dev",
+		MaxBody:        10 << 20,
+		Timeout:        30 * time.Second,
+		ConnectTimeout: 10 * time.Second,
+		HeaderTimeout:  15 * time.Second,
+	}
+}
+
+// Response is what one request gave.
+type Response struct {
 	Status   int
 	Header   http.Header
 	Body     []byte
@@ -55,16 +80,19 @@ type response struct {
 	Err      error
 	Reason   string // classified failure: "" on an HTTP answer
 
-	// capture is what a WARC record keeps of the exchange, when the
-	// fetcher archives and the body was read (whole or cut at the limit).
-	capture *capture
+	// Capture is what a WARC record keeps of the exchange, when the
+	// client keeps exchanges and the body was read (whole or cut at the
+	// limit).
+	Capture *Capture
 
-	start time.Time // when the request started, on the fetcher's clock
-	sent  time.Time // when it was written, after any dial; zero if never
-	note  *connNote // the connection's address, for a WARC record
+	Start time.Time // when the request started, on the client's clock
+	Sent  time.Time // when it was written, after any dial; zero if never
+
+	note *connNote // the connection's address, for a WARC record
 }
 
-func newFetcher(cfg *Config, now func() time.Time) *fetcher {
+// New returns a Client with the given settings whose clock is now.
+func New(cfg Options, now func() time.Time) *Client {
 	g := newGuard(&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second})
 	tr := &http.Transport{
 		Proxy:                  g.proxyFor,
@@ -78,7 +106,7 @@ func newFetcher(cfg *Config, now func() time.Time) *fetcher {
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
-	return &fetcher{
+	return &Client{
 		client: &http.Client{
 			Transport: tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -90,14 +118,22 @@ func newFetcher(cfg *Config, now func() time.Time) *fetcher {
 		maxBody: cfg.MaxBody,
 		timeout: cfg.Timeout,
 		now:     now,
-		policy:  newDialPolicy(cfg),
+		policy:  newDialPolicy(cfg.AllowPrivate),
 	}
 }
 
-func (f *fetcher) close() { f.client.CloseIdleConnections() }
+// Close closes the idle connections.
+func (f *Client) Close() { f.client.CloseIdleConnections() }
 
-// get fetches u with the given extra headers.
-func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) response {
+// KeepExchanges makes every later answer carry its Capture (--warc).
+func (f *Client) KeepExchanges() { f.keep = true }
+
+// Origins is the set of origins that may dial private addresses (the
+// seeds'); the caller adds to it before the requests it covers.
+func (f *Client) Origins() map[Origin]bool { return f.policy.seeds }
+
+// Get fetches u with the given extra headers.
+func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Response {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	resp, r := f.send(ctx, u, extra)
@@ -106,24 +142,24 @@ func (f *fetcher) get(ctx context.Context, u *url.URL, extra http.Header) respon
 	}
 	defer resp.Body.Close()
 	body, cut, err := readBody(resp, f.maxBody, f.truncate)
-	r.Body, r.Duration = body, f.now().Sub(r.start)
-	if f.warc != nil && (err == nil || errors.Is(err, errTooLarge)) {
-		r.capture = newCapture(resp.Request, resp, body, cut, r.note, r.start)
+	r.Body, r.Duration = body, f.now().Sub(r.Start)
+	if f.keep && (err == nil || errors.Is(err, ErrTooLarge)) {
+		r.Capture = newCapture(resp.Request, resp, body, cut, r.note, r.Start)
 	}
 	if err != nil {
-		r.Err, r.Reason = err, classify(err)
+		r.Err, r.Reason = err, Classify(err)
 		r.Body = nil
 	}
 	return r
 }
 
-// send makes the request for u and returns the response, whose body the
+// Send makes the request for u and returns the response, whose body the
 // caller reads and closes, with its status, headers and time to first
 // byte; or no response and the failure.
-func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*http.Response, response) {
+func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http.Response, Response) {
 	start := f.now()
 	var note *connNote
-	if f.warc != nil {
+	if f.keep {
 		ctx, note = withConnNote(ctx)
 	}
 	var sent atomic.Pointer[time.Time] // written by the transport's goroutine
@@ -133,7 +169,7 @@ func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*htt
 	}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, response{Err: err, Reason: "bad-url"}
+		return nil, Response{Err: err, Reason: "bad-url"}
 	}
 	req.Header.Set("User-Agent", f.ua)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
@@ -147,17 +183,17 @@ func (f *fetcher) send(ctx context.Context, u *url.URL, extra http.Header) (*htt
 	req = req.WithContext(withDialMode(ctx, mode))
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return nil, response{Err: err, Reason: classify(err), Duration: f.now().Sub(start)}
+		return nil, Response{Err: err, Reason: Classify(err), Duration: f.now().Sub(start)}
 	}
-	r := response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), start: start, note: note}
+	r := Response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), Start: start, note: note}
 	if t := sent.Load(); t != nil {
-		r.sent = *t
+		r.Sent = *t
 	}
 	return resp, r
 }
 
-// errBadEncoding is a compressed body that does not decode.
-var errBadEncoding = errors.New("body does not decode")
+// ErrBadEncoding is a compressed body that does not decode.
+var ErrBadEncoding = errors.New("body does not decode")
 
 // MaxBodyLimit is the largest --max-body: a body is held whole in memory
 // before it is written, once per request in flight.
@@ -199,7 +235,7 @@ func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut b
 		// An encoding we did not ask for: keep the bytes as sent.
 	}
 	if identity && !truncate && resp.ContentLength > max {
-		return nil, true, errTooLarge
+		return nil, true, ErrTooLarge
 	}
 	data, over, err := readLimited(rd, max)
 	switch {
@@ -208,7 +244,7 @@ func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut b
 	case over && truncate:
 		return data, true, nil
 	case over:
-		return data, true, errTooLarge
+		return data, true, ErrTooLarge
 	case identity && resp.ContentLength >= 0 && int64(len(data)) != resp.ContentLength:
 		// net/http reports a short body itself; a body that is not the
 		// length announced is never kept as whole.
@@ -240,11 +276,11 @@ func readLimited(r io.Reader, max int64) (data []byte, over bool, err error) {
 }
 
 // decodeErr marks the errors of a decoder (not of the connection under it)
-// as errBadEncoding.
+// as ErrBadEncoding.
 func decodeErr(err error) error {
 	var corrupt flate.CorruptInputError
 	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
-		return fmt.Errorf("%w: %v", errBadEncoding, err)
+		return fmt.Errorf("%w: %v", ErrBadEncoding, err)
 	}
 	return err
 }
@@ -291,8 +327,8 @@ func (p *peekReader) Read(b []byte) (int, error) {
 	return p.r.Read(b)
 }
 
-// classify names a failure the way the report and the frontier record it.
-func classify(err error) string {
+// Classify names a failure the way the report and the frontier record it.
+func Classify(err error) string {
 	var (
 		dnsErr  *net.DNSError
 		certErr *tls.CertificateVerificationError
@@ -300,11 +336,11 @@ func classify(err error) string {
 		netErr  net.Error
 	)
 	switch {
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, ErrTooLarge):
 		return "too-large"
-	case errors.Is(err, errPrivate):
+	case errors.Is(err, ErrPrivate):
 		return "private-address"
-	case errors.Is(err, errBadEncoding):
+	case errors.Is(err, ErrBadEncoding):
 		return "bad-encoding"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
@@ -324,10 +360,10 @@ func classify(err error) string {
 	return "network"
 }
 
-// getRobots fetches a robots.txt: like get, but a body over
+// GetRobots fetches a robots.txt: like get, but a body over
 // robots.MaxBytes is cut there instead of failing, as RFC 9309 allows.
-func (f *fetcher) getRobots(ctx context.Context, u *url.URL) response {
+func (f *Client) GetRobots(ctx context.Context, u *url.URL) Response {
 	g := *f
 	g.maxBody, g.truncate = robots.MaxBytes, true
-	return g.get(ctx, u, nil)
+	return g.Get(ctx, u, nil)
 }

@@ -1,4 +1,4 @@
-package crawl
+package fetch
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -44,55 +45,11 @@ func deflated(t *testing.T, b []byte, zlibWrap bool) []byte {
 	return buf.Bytes()
 }
 
-// bombChunk is how many zero bytes one repeated piece of a bomb inflates to.
-const bombChunk = 256 << 10
-
-// Bomb returns a body in the given Content-Encoding (gzip, deflate for
-// zlib, raw for raw DEFLATE) that inflates to n zero bytes (rounded up to
-// 256 KiB), built by repeating one compressed piece: cheap to make even
-// under the race detector, whose instrumented compressor would take
-// seconds to squeeze hundreds of MiB. A zlib bomb's checksum is wrong: a
-// reader stops at its size limit long before it.
-func Bomb(encoding string, n int) []byte {
-	zeros := make([]byte, bombChunk)
-	var buf bytes.Buffer
-	if encoding == "gzip" {
-		w := gzip.NewWriter(&buf)
-		w.Write(zeros)
-		w.Close()
-		return bytes.Repeat(buf.Bytes(), (n+bombChunk-1)/bombChunk) // members of one stream
-	}
-	// DEFLATE: a first piece fills the window with zeros; a second,
-	// flushed to a byte boundary, only refers back to zeros, so it can be
-	// repeated; an empty final block ends the stream.
-	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
-	w.Write(zeros)
-	w.Flush()
-	first := buf.Len()
-	w.Write(zeros)
-	w.Flush()
-	piece := append([]byte(nil), buf.Bytes()[first:]...)
-	head := append([]byte(nil), buf.Bytes()[:first]...)
-	buf.Reset()
-	w.Close()
-	var out []byte
-	if encoding == "deflate" {
-		out = append(out, 0x78, 0x01) // zlib header, no dictionary
-	}
-	out = append(out, head...)
-	out = append(out, bytes.Repeat(piece, max((n+bombChunk-1)/bombChunk-1, 0))...)
-	out = append(out, buf.Bytes()...)
-	if encoding == "deflate" {
-		out = append(out, 0, 0, 0, 0) // adler32, not computed
-	}
-	return out
-}
-
 func TestBombInflatesToItsSize(t *testing.T) {
 	t.Parallel()
 	for _, enc := range []string{"gzip", "deflate", "raw"} {
 		t.Run(enc, func(t *testing.T) {
-			b := Bomb(enc, 4<<20)
+			b := crawltest.Bomb(enc, 4<<20)
 			var r io.Reader
 			switch enc {
 			case "gzip":
@@ -147,10 +104,10 @@ func TestReadBody(t *testing.T) {
 		{name: "an encoding not asked for is kept as sent", encoding: "br", body: []byte{1, 2, 3}, max: 1 << 20, want: []byte{1, 2, 3}},
 		{name: "over the limit", body: text, max: 100, wantErr: "too-large"},
 		{name: "exactly the limit", body: text, max: int64(len(text)), want: text},
-		{name: "gzip bomb", encoding: "gzip", body: Bomb("gzip", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "deflate bomb", encoding: "deflate", body: Bomb("deflate", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "raw deflate bomb", encoding: "deflate", body: Bomb("raw", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "gzip bomb cut for robots.txt", encoding: "gzip", body: Bomb("gzip", 64<<20), max: 1000, truncate: true, want: zeros[:1000]},
+		{name: "gzip bomb", encoding: "gzip", body: crawltest.Bomb("gzip", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "deflate bomb", encoding: "deflate", body: crawltest.Bomb("deflate", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "raw deflate bomb", encoding: "deflate", body: crawltest.Bomb("raw", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "gzip bomb cut for robots.txt", encoding: "gzip", body: crawltest.Bomb("gzip", 64<<20), max: 1000, truncate: true, want: zeros[:1000]},
 		{name: "not gzip", encoding: "gzip", body: []byte("plain text, not gzip"), max: 1 << 20, wantErr: "bad-encoding"},
 		{name: "not deflate", encoding: "deflate", body: []byte{0xff, 0xff, 0xff, 0xff, 0xff}, max: 1 << 20, wantErr: "bad-encoding"},
 		{name: "gzip with a bad checksum", encoding: "gzip", body: append(gz[:len(gz)-8:len(gz)-8], 0, 0, 0, 0, 0, 0, 0, 0), max: 1 << 20, wantErr: "bad-encoding"},
@@ -171,7 +128,7 @@ func TestReadBody(t *testing.T) {
 			}
 			got, _, err := readBody(resp, tt.max, tt.truncate)
 			if tt.wantErr != "" {
-				if err == nil || classify(err) != tt.wantErr {
+				if err == nil || Classify(err) != tt.wantErr {
 					t.Fatalf("err = %v (%s), want %s", err, classifyOrNil(err), tt.wantErr)
 				}
 				return
@@ -190,30 +147,30 @@ func classifyOrNil(err error) string {
 	if err == nil {
 		return "nil"
 	}
-	return classify(err)
+	return Classify(err)
 }
 
 // TestGzipBombMemoryBounded: a 1 GiB gzip bomb from a loopback origin is
 // refused after about --max-body bytes of decoding, not inflated whole.
 func TestGzipBombMemoryBounded(t *testing.T) {
 	// Not parallel: it measures the process's allocations, which the parallel tests would share.
-	bomb := Bomb("gzip", 1<<30)
+	bomb := crawltest.Bomb("gzip", 1<<30)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bomb)
 	}))
 	defer srv.Close()
 	path := "/bomb"
-	cfg := DefaultConfig()
+	cfg := DefaultOptions()
 	cfg.MaxBody = 1 << 20
 	cfg.AllowPrivate = true
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
+	f := New(cfg, time.Now)
+	defer f.Close()
 
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	resp := f.get(context.Background(), mustURLOf(t, srv.URL+path), nil)
+	resp := f.Get(context.Background(), mustURLOf(t, srv.URL+path), nil)
 	runtime.ReadMemStats(&after)
 	if resp.Reason != "too-large" {
 		t.Fatalf("reason %q (%v), want too-large", resp.Reason, resp.Err)
@@ -238,10 +195,10 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
-	f := newFetcher(&cfg, time.Now)
-	defer f.close()
+	f := New(cfg, time.Now)
+	defer f.Close()
 	var dialled string
 	tr := f.client.Transport.(*http.Transport)
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -249,7 +206,7 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, srv.Listener.Addr().String())
 	}
-	resp := f.get(context.Background(), u, nil)
+	resp := f.Get(context.Background(), u, nil)
 	if resp.Err != nil || string(resp.Body) != "willkommen" {
 		t.Fatalf("get %s: %v %q", u, resp.Err, resp.Body)
 	}
@@ -266,9 +223,9 @@ func TestClassify(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"too large", fmt.Errorf("x: %w", errTooLarge), "too-large"},
-		{"private", fmt.Errorf("dial: %w 10.0.0.1", errPrivate), "private-address"},
-		{"bad encoding", fmt.Errorf("%w: gzip: invalid header", errBadEncoding), "bad-encoding"},
+		{"too large", fmt.Errorf("x: %w", ErrTooLarge), "too-large"},
+		{"private", fmt.Errorf("dial: %w 10.0.0.1", ErrPrivate), "private-address"},
+		{"bad encoding", fmt.Errorf("%w: gzip: invalid header", ErrBadEncoding), "bad-encoding"},
 		{"canceled", context.Canceled, "canceled"},
 		{"deadline", context.DeadlineExceeded, "timeout"},
 		{"dns", &net.DNSError{Err: "no such host", Name: "x.invalid"}, "dns"},
@@ -279,7 +236,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := classify(tt.err); got != tt.want {
+			if got := Classify(tt.err); got != tt.want {
 				t.Errorf("classify(%v) = %q, want %q", tt.err, got, tt.want)
 			}
 		})

@@ -1,10 +1,9 @@
-package crawl
+package fetch
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/urls"
 	"net"
 	"net/http"
 	"net/netip"
@@ -12,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
-// errPrivate is a dial to a loopback, private or link-local address that
+// ErrPrivate is a dial to a loopback, private or link-local address that
 // the crawl was not allowed to make.
-var errPrivate = errors.New("refused to dial a private address")
+var ErrPrivate = errors.New("refused to dial a private address")
 
 // This file holds the one rule for what polite may dial. Seeds are the
 // user's; links and redirects are the servers'. A request may reach a
@@ -35,13 +36,13 @@ var errPrivate = errors.New("refused to dial a private address")
 // Both hooks sit in the fetcher's one transport, so every request polite
 // makes (pages, redirects, robots.txt) passes them.
 
-// origin is what a seed exempts: scheme, host and effective port. A seed on
+// Origin is what a seed exempts: scheme, host and effective port. A seed on
 // http://127.0.0.1/ does not make https://127.0.0.1/ (port 443, another
 // service) a seed's.
-type origin struct{ scheme, host, port string }
+type Origin struct{ Scheme, Host, Port string }
 
-// originOf returns u's origin, its port made explicit.
-func originOf(u *url.URL) origin {
+// OriginOf returns u's origin, its port made explicit.
+func OriginOf(u *url.URL) Origin {
 	port := u.Port()
 	if port == "" {
 		port = "80"
@@ -49,36 +50,36 @@ func originOf(u *url.URL) origin {
 			port = "443"
 		}
 	}
-	return origin{strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), port}
+	return Origin{strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), port}
 }
 
 // dialPolicy decides which requests may reach private addresses.
 type dialPolicy struct {
 	allowAll bool            // --allow-private
-	seeds    map[origin]bool // the seeds' origins
+	seeds    map[Origin]bool // the seeds' origins
 }
 
-func newDialPolicy(cfg *Config) dialPolicy {
+func newDialPolicy(allowAll bool) dialPolicy {
 	// The seeds' origins are added as the run loads its seeds, before
 	// its first request (seedLoad).
-	return dialPolicy{allowAll: cfg.AllowPrivate, seeds: map[origin]bool{}}
+	return dialPolicy{allowAll: allowAll, seeds: map[Origin]bool{}}
 }
 
 // privateGrant lets the first origin fetched under it dial private addresses.
 type privateGrant struct {
 	ok     bool
 	once   sync.Once
-	origin origin
+	origin Origin
 }
 
 type grantKey struct{}
 
-// withPrivateOK marks a fetch of a URL the user named (polite robots
+// WithPrivateOK marks a fetch of a URL the user named (polite robots
 // check): it may dial private addresses. The grant covers the origin of
 // the first request made with ctx only: a redirect that leaves it (a
 // robots.txt chain) is judged anew, so a server cannot send polite to a
 // private address by redirecting.
-func withPrivateOK(ctx context.Context, ok bool) context.Context {
+func WithPrivateOK(ctx context.Context, ok bool) context.Context {
 	return context.WithValue(ctx, grantKey{}, &privateGrant{ok: ok})
 }
 
@@ -87,7 +88,7 @@ func withPrivateOK(ctx context.Context, ok bool) context.Context {
 // --allow-private, or ctx carries a grant for u's origin. It is the only
 // place that decides it.
 func (p *dialPolicy) mayDialPrivate(ctx context.Context, u *url.URL) bool {
-	o := originOf(u)
+	o := OriginOf(u)
 	granted := false
 	if g, _ := ctx.Value(grantKey{}).(*privateGrant); g != nil {
 		g.once.Do(func() { g.origin = o })
@@ -189,16 +190,16 @@ func (g *guard) checkTarget(ctx context.Context, u *url.URL) error {
 	host := u.Hostname()
 	if ip, ok := hostAddr(host); ok {
 		if isPrivateAddr(ip) {
-			return fmt.Errorf("%w %s", errPrivate, host)
+			return fmt.Errorf("%w %s", ErrPrivate, host)
 		}
 		return nil
 	}
 	name := strings.ToLower(strings.TrimRight(host, "."))
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return fmt.Errorf("%w %s", errPrivate, host) // RFC 6761: always loopback
+		return fmt.Errorf("%w %s", ErrPrivate, host) // RFC 6761: always loopback
 	}
 	if urls.EndsInNumber(name) {
-		return fmt.Errorf("%w %s (not an address a resolver reads alike)", errPrivate, host)
+		return fmt.Errorf("%w %s (not an address a resolver reads alike)", ErrPrivate, host)
 	}
 	addrs, err := g.lookup(ctx, host)
 	if err != nil {
@@ -206,7 +207,7 @@ func (g *guard) checkTarget(ctx context.Context, u *url.URL) error {
 	}
 	for _, a := range addrs {
 		if ip, ok := netip.AddrFromSlice(a.IP); !ok || isPrivateAddr(ip.WithZone(a.Zone)) {
-			return fmt.Errorf("%w %s (%s)", errPrivate, a.IP, host)
+			return fmt.Errorf("%w %s (%s)", ErrPrivate, a.IP, host)
 		}
 	}
 	return nil
@@ -219,11 +220,11 @@ func (g *guard) checkTarget(ctx context.Context, u *url.URL) error {
 func denyPrivate(network, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
-		return fmt.Errorf("%w %q", errPrivate, address)
+		return fmt.Errorf("%w %q", ErrPrivate, address)
 	}
 	ip, ok := hostAddr(host)
 	if !ok || isPrivateAddr(ip) {
-		return fmt.Errorf("%w %s", errPrivate, host)
+		return fmt.Errorf("%w %s", ErrPrivate, host)
 	}
 	return nil
 }
