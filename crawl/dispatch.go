@@ -71,6 +71,12 @@ func (sc *scheduler) budgetAllows(h *hostRun) bool {
 // returns when it may (zero: not on time, or not this run).
 func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	switch {
+	case h.robotsNext != nil:
+		// A robots.txt redirect waits on its own host's pace.
+		if ready := sc.pacer.Ready(urls.Host(h.robotsNext), now); now.Before(ready) {
+			return ready, false
+		}
+		return time.Time{}, true
 	case h.rb == nil && h.robotsBusy:
 		return time.Time{}, false
 	case !h.robotsRetryAt.IsZero() && now.Before(h.robotsRetryAt):
@@ -150,6 +156,10 @@ func (sc *scheduler) release(h *hostRun, now time.Time) {
 // host could take another request.
 func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time.Time, bool, error) {
 	served := false
+	if h.robotsNext != nil {
+		sc.robotsHop(ctx, h, sc.clock.Now())
+		return time.Time{}, true, nil
+	}
 	if h.rb == nil {
 		ok, err := sc.hosts.fill(h, now)
 		if err != nil || !ok {

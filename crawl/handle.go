@@ -17,7 +17,7 @@ func (c *crawler) handle(r result) {
 	c.setInflight(c.inflight - 1)
 	h.inflight--
 	now := c.clock.Now()
-	if r.robots != nil {
+	if r.robots {
 		c.handleRobots(h, r, now)
 		return
 	}

@@ -2,9 +2,11 @@ package crawl
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -57,8 +59,10 @@ type hostRun struct {
 	inflight int
 	requests int
 
-	rb            *robots.Robots // nil until known
-	robotsBusy    bool
+	rb            *robots.Robots     // nil until known
+	robotsBusy    bool               // a robots.txt request is in flight
+	robots        *robotscache.Chain // the robots.txt fetch under way
+	robotsNext    *url.URL           // its redirect, waiting on its host's pace
 	robotsRetryAt time.Time
 	robotsWait    time.Duration
 	robotsCopy    *frontier.RobotsCopy // cached copy, possibly stale

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/robotscache"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -15,7 +18,7 @@ import (
 // check uses (RobotsFor).
 func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
-		rb, cp, err := cachedRobots(c.db, h.key, now)
+		rb, cp, err := robotscache.Cached(c.db, h.key, now)
 		if err != nil {
 			return err
 		}
@@ -29,29 +32,62 @@ func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) er
 	c.begin(h, now)
 	c.pacer.Begin(h.key, now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
+	h.robots = robotscache.NewChain(u)
+	c.fetchRobots(ctx, h, u, now)
+	return nil
+}
+
+// robotsHop starts the request for the redirect a robots.txt fetch of h
+// follows, once its host's pace allows it (readyAt): a request like any
+// other, counted in the budget, though not as an attempt of the host's.
+func (c *crawler) robotsHop(ctx context.Context, h *hostRun, now time.Time) {
+	u := h.robotsNext
+	h.robotsNext, h.robotsBusy = nil, true
+	c.setInflight(c.inflight + 1)
+	h.inflight++
+	c.budget.requests++
+	h.stats.Requests++
+	c.pacer.Begin(urls.Host(u), now)
+	c.fetchRobots(ctx, h, u, now)
+}
+
+// fetchRobots requests u, a step of h's robots.txt fetch, in its own
+// goroutine; the answer comes back on results like any other.
+func (c *crawler) fetchRobots(ctx context.Context, h *hostRun, u *url.URL, now time.Time) {
+	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now), robots: true}
 	go func() {
-		r.resp, r.robots = fetchRobots(ctx, c.fetch, c.warc, c.pacer, c.clock, u)
+		r.resp = c.fetch.GetRobots(ctx, u)
+		if _, _, err := archive(c.warc, u, r.resp, frontier.Entry{}); err != nil {
+			r.werr = err
+		}
 		c.results <- r
 	}()
-	return nil
 }
 
 // handleRobots takes a robots.txt fetch into use.
 func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsBusy = false
-	if err := r.robots.warcErr; err != nil && c.fatal == nil {
+	if err := r.werr; err != nil && c.fatal == nil {
 		c.fatal = fmt.Errorf("write WARC record of %s: %w", r.url, err)
 		c.log.Error("stopping: cannot write WARC records", "err", err)
 	}
-	if r.robots.reason == "canceled" {
+	ch := h.robots
+	first := ch.Hops == 0
+	next := ch.Add(r.resp)
+	if ch.Reason == "canceled" {
 		return
 	}
-	c.observe(h, r, now)
-	// Redirects followed are requests too (the first one was counted).
-	c.budget.requests += r.robots.hops
-	h.stats.Requests += r.robots.hops
-	if r.robots.reason == "private-address" && r.robots.hops == 0 {
+	if first {
+		// The pace learns from the host's own answer; a redirect's
+		// target may be another host's.
+		c.observe(h, r, now)
+	}
+	if next != nil {
+		h.robotsNext = next
+		return
+	}
+	h.robots = nil
+	if ch.Reason == "private-address" && ch.Hops == 0 {
 		// polite refused to dial the host: it is no seed's host and it
 		// resolves to a loopback, private or link-local address. That is
 		// polite's rule, not the host's state: the host gets no more
@@ -61,7 +97,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 		c.log.Info("host refused: private address", "host", h.key)
 		return
 	}
-	rb, how, fresh, err := settleRobots(c.db, h.key, r.robots, h.robotsCopy, c.cfg.RobotsTTL, now)
+	rb, how, fresh, err := robotscache.Settle(c.db, h.key, &ch.Result, h.robotsCopy, c.cfg.RobotsTTL, now)
 	if err != nil {
 		c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 	}

@@ -1,8 +1,11 @@
 package crawl
 
-import "github.com/polite-crawler/polite/store"
+import (
+	"github.com/polite-crawler/polite/crawl/robotscache"
+	"github.com/polite-crawler/polite/store"
+)
 
 var (
-	_ Store       = (*store.DB)(nil)
-	_ RobotsCache = (*store.DB)(nil)
+	_ Store             = (*store.DB)(nil)
+	_ robotscache.Cache = (*store.DB)(nil)
 )

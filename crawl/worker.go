@@ -33,7 +33,7 @@ type result struct {
 	links  []*url.URL
 	slow   bool // body matched --slow-down-pattern
 	werr   error
-	robots *robotsResult // set for a robots.txt fetch
+	robots bool // a step of a robots.txt fetch
 
 	capture warc.Capture    // the WARC record written for it (--warc)
 	newest  bool            // capture is the URL's latest to refer to

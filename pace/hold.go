@@ -59,8 +59,6 @@ func (h *host) hold(cfg Config, now time.Time, d time.Duration, why HoldReason) 
 // hold, and is kept in State (HoldUntil, HoldReason) so that the next run
 // honours it too. It returns a note for the log when it cut the hold.
 func (p *Pacer) Hold(host string, now, until time.Time, why HoldReason) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.entry(host)
 	d, note := p.cfg.bound(until.Sub(now), "hold")
 	h.hold(p.cfg, now, d, why)

@@ -30,8 +30,6 @@ const maxQuotaReset = 25 * time.Hour
 // remaining, holds the host until Reset in the same way. Every hold is
 // bounded by MaxHold; an absurd or unreadable value sets Capped.
 func (p *Pacer) Observe(host string, now time.Time, o Outcome) Verdict {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	cfg := p.cfg
 	h := p.started(host, now)
 	aged := h.delayAt(cfg, now)

@@ -2,7 +2,7 @@
 //
 // Every decision takes the current time as an argument; pace never reads a
 // clock, never sleeps and does no I/O. A Pacer holds the state of every host
-// it has seen and is safe for concurrent use. Most callers want Ready (when
+// it has seen and belongs to one goroutine. Most callers want Ready (when
 // may the next request to this host start), Begin (one starts now) and
 // Observe (this is how it went).
 //
@@ -88,7 +88,7 @@ type Config struct {
 	Plain bool
 }
 
-// DefaultConfig returns the defaults of DESIGN.md.
+// DefaultConfig returns the defaults of polite crawl's flags.
 func DefaultConfig() Config {
 	return Config{
 		Floor:           500 * time.Millisecond,

@@ -4,17 +4,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
-// Pacer paces every host it is told about. It is safe for concurrent use.
+// Pacer paces every host it is told about. It is not safe for concurrent
+// use: one goroutine (a crawl's loop) owns it.
 // The zero value is not usable; call New.
 //
 // Hosts are keyed by the string callers pass (lowercased): polite uses the
 // host plus any non-default port.
 type Pacer struct {
-	mu     sync.Mutex
 	cfg    Config
 	rand   func() float64
 	hosts  map[string]*host
@@ -67,8 +66,6 @@ func (p *Pacer) started(name string, now time.Time) *host {
 // set them again. A stored hold still in force is kept, bounded by
 // now+MaxHold; Restore returns a note for the log when it cut one.
 func (p *Pacer) Restore(st State, now time.Time) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.entry(st.Host)
 	if st.Delay > 0 && !st.SetAt.IsZero() {
 		h.d, h.setAt, h.seen = st.Delay, st.SetAt, true
@@ -94,8 +91,6 @@ func (p *Pacer) Restore(st State, now time.Time) string {
 
 // State returns the host's state as it should be stored.
 func (p *Pacer) State(host string) State {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.lookup(host)
 	if h == nil {
 		return State{Host: strings.ToLower(host), Floor: p.cfg.Floor, FloorSource: FloorDefault}
@@ -127,8 +122,6 @@ func (p *Pacer) state(h *host) State {
 
 // States returns the state of every host the Pacer knows, sorted by host.
 func (p *Pacer) States() []State {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	out := make([]State, 0, len(p.hosts))
 	for _, h := range p.hosts {
 		out = append(out, p.state(h))
@@ -140,8 +133,6 @@ func (p *Pacer) States() []State {
 // SetFloor sets one source's floor for a host; the largest of the host's
 // floors (and Config.Floor) binds. A zero d removes that source's floor.
 func (p *Pacer) SetFloor(host string, d time.Duration, src FloorSource) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.entry(host)
 	if d <= 0 {
 		delete(h.floors, src)
@@ -156,8 +147,6 @@ func (p *Pacer) SetFloor(host string, d time.Duration, src FloorSource) {
 // Floor returns the floor that binds for host and where it comes from.
 // Config.Floor binds (FloorDefault) unless a source sets a larger one.
 func (p *Pacer) Floor(host string) (time.Duration, FloorSource) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.lookup(host)
 	if h == nil {
 		return p.cfg.Floor, FloorDefault
@@ -167,8 +156,6 @@ func (p *Pacer) Floor(host string) (time.Duration, FloorSource) {
 
 // Delay returns the host's current delay at now (never below its floor).
 func (p *Pacer) Delay(host string, now time.Time) time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.lookup(host)
 	if h == nil {
 		return clamp(p.cfg.Start, p.cfg.Floor, p.cfg.Ceiling)
@@ -183,8 +170,6 @@ func (p *Pacer) Delay(host string, now time.Time) time.Duration {
 // The result may lie before now: the host is ready when it is not after now.
 // It does not change between calls until the next Begin or Observe.
 func (p *Pacer) Ready(host string, now time.Time) time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.lookup(host)
 	if h == nil {
 		return now
@@ -201,8 +186,6 @@ func (p *Pacer) Ready(host string, now time.Time) time.Time {
 // oldest when TTFB is 0), so that with several requests in flight an
 // answer to one sent before a raise does not raise again.
 func (p *Pacer) Begin(host string, now time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.started(host, now)
 	gap := h.delayAt(p.cfg, now)
 	if !h.lastBegin.IsZero() && !h.restoredBegin {
@@ -235,8 +218,6 @@ func (p *Pacer) Begin(host string, now time.Time) {
 // arrives early. Ignored when another request has begun since, or sent is
 // not after begun.
 func (p *Pacer) Sent(host string, begun, sent time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.lookup(host)
 	if h == nil || !h.lastBegin.Equal(begun) || !sent.After(begun) {
 		return

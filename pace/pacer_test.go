@@ -2,7 +2,6 @@ package pace
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 )
@@ -375,31 +374,6 @@ func TestHostsAreCaseInsensitive(t *testing.T) {
 	}
 	if n := len(p.States()); n != 1 {
 		t.Errorf("len(States()) = %d, want 1", n)
-	}
-}
-
-// TestConcurrentUse exercises the lock; run with -race to see it matter.
-func TestConcurrentUse(t *testing.T) {
-	p := New(DefaultConfig(), nil)
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			host := fmt.Sprintf("h%d.example", g%4)
-			for i := range 200 {
-				now := t0.Add(time.Duration(i) * time.Second)
-				p.Ready(host, now)
-				p.Begin(host, now)
-				p.Observe(host, now, Outcome{Status: []int{200, 429, 500}[i%3], TTFB: ms(50)})
-				p.SetFloor(host, time.Second, FloorHost)
-				p.States()
-			}
-		}()
-	}
-	wg.Wait()
-	if n := len(p.States()); n != 4 {
-		t.Errorf("len(States()) = %d, want 4", n)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of polite's stores: what
 // crawl relies on from a database, written once against the interfaces
-// (crawl.Store, crawl.RobotsCache, pace.StateStore and the reads the
+// (crawl.Store, robotscache.Cache, pace.StateStore and the reads the
 // commands make) and run on every store, SQLite and PostgreSQL alike.
 // Where the stores legitimately differ (how a second crawl is locked out
 // or let in, leases between workers), it tests only what they share.
@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -34,7 +35,7 @@ type Store interface {
 
 var (
 	_ pace.StateStore   = Store(nil)
-	_ crawl.RobotsCache = Store(nil)
+	_ robotscache.Cache = Store(nil)
 )
 
 // Config is how the suite reaches the store under test.
