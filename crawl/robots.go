@@ -9,6 +9,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
@@ -34,7 +35,7 @@ func fetchRobots(ctx context.Context, f *fetch.Client, w *warc.Writer, p *pace.P
 	cur := u
 	for {
 		resp := f.GetRobots(ctx, cur)
-		if _, _, err := archive(w, cur, resp, frontier.Entry{}); err != nil {
+		if _, _, err := output.Archive(w, cur, resp, frontier.Entry{}); err != nil {
 			rr.warcErr = err
 		}
 		if rr.hops == 0 {
