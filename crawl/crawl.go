@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -99,7 +100,7 @@ type crawler struct {
 	pacer *pace.Pacer
 	fetch *fetch.Client
 	warc  *warc.Writer // --warc: the run's WARC files; nil for none
-	out   *outDir
+	out   *output.Dir
 	log   *slog.Logger
 	agent string
 	run   frontier.Run
@@ -127,7 +128,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	out, err := openOutDir(cfg.OutDir)
+	out, err := output.Open(cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
@@ -195,19 +196,21 @@ func (c *crawler) prepare() (passStart, error) {
 	}
 	c.ledger.runID = c.run.ID
 	// What runs that crashed wrote joins the manifest before this one adds to it.
-	if ids, err := c.out.pendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+	if ids, err := c.out.PendingJournals(c.run.ID); err != nil || len(ids) > 0 {
 		if err == nil {
-			err = c.out.mergeJournals(ids)
+			err = c.out.MergeJournals(ids)
 		}
 		if err != nil {
 			return pass, err
 		}
 	}
-	if c.ledger.manifest, err = c.out.openJournal(c.run.ID); err != nil {
+	if c.ledger.manifest, err = c.out.OpenJournal(c.run.ID); err != nil {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
 	if c.cfg.Warc {
-		if c.warc, err = openWarc(&c.cfg, c.agent, c.run); err != nil {
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize}
+		if c.warc, err = output.OpenWarc(w, c.run); err != nil {
 			return pass, err
 		}
 		c.fetch.KeepExchanges()
@@ -280,13 +283,13 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 
 	manErr := c.ledger.closeManifest()
 	if manErr == nil {
-		manErr = c.out.mergeJournals([]int64{c.run.ID})
+		manErr = c.out.MergeJournals([]int64{c.run.ID})
 	}
 
 	rep := c.report(end)
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := errors.Join(manErr, c.out.writeReports(c.run.ID, data, rep))
+	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
@@ -333,7 +336,7 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
-		rep.RunDir = filepath.Join(abs, filepath.FromSlash(runDir(c.run.ID)))
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.ID)))
 	}
 	rep.Stop = runStop(c.stopReason)
 	if rep.StopReason == "" {

@@ -2,8 +2,6 @@ package crawl
 
 import (
 	"errors"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,50 +42,4 @@ func FuzzReadSeeds(f *testing.F) {
 			}
 		}
 	})
-}
-
-// checkNormal checks what every normalised URL must be.
-// checkBodyPath checks that a body path is HOST/NAME in the safe alphabet,
-// local, and not a device name.
-func checkBodyPath(t *testing.T, u *url.URL) {
-	t.Helper()
-	p := bodyPath(u, "text/html")
-	dir, name, ok := strings.Cut(p, "/")
-	if !ok || strings.Contains(name, "/") || !filepath.IsLocal(p) {
-		t.Fatalf("bodyPath(%q) = %q, want HOST/NAME inside the folder", u, p)
-	}
-	for _, part := range []string{dir, name} {
-		if part == "" || part[0] == '.' || len(part) > 120 ||
-			strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
-			t.Errorf("bodyPath(%q) = %q: unsafe part %q", u, p, part)
-		}
-	}
-	if reservedName(dir) {
-		t.Errorf("bodyPath(%q) = %q: folder is a reserved device name", u, p)
-	}
-	if strings.HasSuffix(name, ".part") {
-		t.Errorf("bodyPath(%q) = %q: a body named like a temporary file", u, p)
-	}
-}
-
-func FuzzBodyPath(f *testing.F) {
-	f.Add("http://example.org/../../etc/passwd")
-	f.Fuzz(func(t *testing.T, raw string) {
-		// Whatever url.Parse accepts: bodyPath must be safe even for a URL
-		// that was never normalised.
-		if u, err := url.Parse(raw); err == nil {
-			checkBodyPath(t, u)
-		}
-		if u, err := urls.Parse(raw); err == nil {
-			checkBodyPath(t, u)
-		}
-	})
-}
-
-// TestNormalizeFuzzFindings keeps what fuzzing found: hosts that encode
-// but do not decode, or come out empty, and URLs too long to keep.
-// dirOf is the host folder of a body path: the only part that may hold ":".
-func dirOf(p string) string {
-	d, _, _ := strings.Cut(p, "/")
-	return d
 }

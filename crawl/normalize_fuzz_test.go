@@ -2,12 +2,15 @@ package crawl
 
 import (
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
+// checkNormal checks what every normalised URL must be.
 func checkNormal(t *testing.T, s string) {
 	t.Helper()
 	u, err := url.Parse(s)
@@ -30,6 +33,41 @@ func checkNormal(t *testing.T, s string) {
 		t.Errorf("Normalize is not idempotent: %q -> %q (%v)", s, again, err)
 	}
 	checkBodyPath(t, u)
+}
+
+// checkBodyPath checks that the body path output.BodyPath makes for u is
+// HOST/NAME in the safe alphabet, local, and not a device name.
+func checkBodyPath(t *testing.T, u *url.URL) {
+	t.Helper()
+	p := output.BodyPath(u, "text/html")
+	dir, name, ok := strings.Cut(p, "/")
+	if !ok || strings.Contains(name, "/") || !filepath.IsLocal(p) {
+		t.Fatalf("BodyPath(%q) = %q, want HOST/NAME inside the folder", u, p)
+	}
+	for _, part := range []string{dir, name} {
+		if part == "" || part[0] == '.' || len(part) > 120 ||
+			strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dir {
+			t.Errorf("BodyPath(%q) = %q: unsafe part %q", u, p, part)
+		}
+	}
+	if deviceName(dir) {
+		t.Errorf("BodyPath(%q) = %q: folder is a reserved device name", u, p)
+	}
+	if strings.HasSuffix(name, ".part") {
+		t.Errorf("BodyPath(%q) = %q: a body named like a temporary file", u, p)
+	}
+}
+
+// deviceName reports whether a folder name is a device name on Windows
+// (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with or without an extension).
+func deviceName(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) &&
+		base[3] >= '0' && base[3] <= '9'
 }
 
 func FuzzNormalize(f *testing.F) {
@@ -69,6 +107,8 @@ func FuzzExtractLinks(f *testing.F) {
 	})
 }
 
+// TestNormalizeFuzzFindings keeps what fuzzing found: hosts that encode
+// but do not decode, or come out empty, and URLs too long to keep.
 func TestNormalizeFuzzFindings(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/output"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
@@ -212,7 +214,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	switch {
 	case r.RunDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json); every body: %s\n",
-			r.RunDir, filepath.Join(r.OutDir, manifestName))
+			r.RunDir, filepath.Join(r.OutDir, output.ManifestName))
 	case r.OutDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json, manifest.jsonl)\n", r.OutDir)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
@@ -57,7 +58,7 @@ func (c *crawler) fetchRobots(ctx context.Context, h *hostRun, u *url.URL, now t
 	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now), robots: true}
 	go func() {
 		r.resp = c.fetch.GetRobots(ctx, u)
-		if _, _, err := archive(c.warc, u, r.resp, frontier.Entry{}); err != nil {
+		if _, _, err := output.Archive(c.warc, u, r.resp, frontier.Entry{}); err != nil {
 			r.werr = err
 		}
 		c.results <- r

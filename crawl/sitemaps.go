@@ -12,6 +12,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -46,8 +47,8 @@ type sitemapRun struct {
 	clock  clock.Clock
 	log    *slog.Logger
 	ledger *ledger
-	hosts  *hostSet // robots.txt Sitemap lines, buffered entries
-	out    *outDir  // whether a page's body is on disk
+	hosts  *hostSet    // robots.txt Sitemap lines, buffered entries
+	out    *output.Dir // whether a page's body is on disk
 
 	seeds     map[fetch.Origin]bool // the seeds' origins
 	seedHosts map[string]bool       // hosts whose robots.txt Sitemap lines are read, from seeds
@@ -145,7 +146,7 @@ func (m *sitemapRun) unchanged(e frontier.Entry) bool {
 	if !sitemap.Unchanged(sitemap.Entry{Loc: e.URL, LastMod: e.LastMod, LastModUntil: e.LastMod}, last) {
 		return false
 	}
-	if _, err := m.out.root.Stat(e.File); err != nil {
+	if !m.out.Has(e.File) {
 		return false
 	}
 	by := m.listedBy[e.URL]

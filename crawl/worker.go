@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
@@ -57,7 +58,7 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 	}
 	hdr := http.Header{}
 	if e.File != "" {
-		if _, err := c.out.root.Stat(e.File); err == nil {
+		if c.out.Has(e.File) {
 			if e.ETag != "" {
 				hdr.Set("If-None-Match", e.ETag)
 			}
@@ -73,7 +74,7 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 			keepBody(&c.cfg, c.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = archive(c.warc, u, r.resp, e); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = output.Archive(c.warc, u, r.resp, e); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
 		c.results <- r
@@ -104,19 +105,19 @@ func (c *crawler) setInflight(n int) {
 
 // keepBody writes a 2xx body to out, hashes it and, when the crawl goes
 // deeper, takes its links. It runs in the worker goroutine.
-func keepBody(cfg *Config, out *outDir, r *result, follow bool) {
+func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	body := r.resp.Body
 	sum := sha256.Sum256(body)
 	r.sha = hex.EncodeToString(sum[:])
-	r.file = bodyPath(r.url, r.resp.Header.Get("Content-Type"))
-	if err := out.write(r.file, body); err != nil {
+	r.file = output.BodyPath(r.url, r.resp.Header.Get("Content-Type"))
+	if err := out.Write(r.file, body); err != nil {
 		r.werr, r.file = err, ""
 		return
 	}
 	if old := r.entry.File; old != "" && old != r.file {
 		// The body had another name (an older naming, another
 		// Content-Type): the folder keeps one copy, under the new name.
-		out.remove(old)
+		out.Remove(old)
 	}
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true

@@ -1,4 +1,4 @@
-package crawl
+package output
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// mergeJournals keeps, per URL, the newest line of the old manifest and
+// MergeJournals keeps, per URL, the newest line of the old manifest and
 // the journals (later runs win), drops a half line a crash left, keeps the
 // lines of URLs no journal has, and renames each journal the run's own.
 func TestMergeJournals(t *testing.T) {
@@ -37,34 +37,34 @@ func TestMergeJournals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.manifest != "" {
-				mustWrite(t, filepath.Join(dir, manifestName), tt.manifest)
+				mustWrite(t, filepath.Join(dir, ManifestName), tt.manifest)
 			}
 			for id, text := range tt.journals {
 				mustWrite(t, filepath.Join(dir, runsDir, id, pendingName), text)
 			}
-			o, err := openOutDir(dir)
+			o, err := Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer o.Close()
-			pending, err := o.pendingJournals(0)
+			pending, err := o.PendingJournals(0)
 			if err != nil || len(pending) != len(tt.ids) {
-				t.Fatalf("pendingJournals = %v, %v; want %v", pending, err, tt.ids)
+				t.Fatalf("PendingJournals = %v, %v; want %v", pending, err, tt.ids)
 			}
-			if err := o.mergeJournals(pending); err != nil {
-				t.Fatalf("mergeJournals: %v", err)
+			if err := o.MergeJournals(pending); err != nil {
+				t.Fatalf("MergeJournals: %v", err)
 			}
-			got, _ := os.ReadFile(filepath.Join(dir, manifestName))
+			got, _ := os.ReadFile(filepath.Join(dir, ManifestName))
 			if want := strings.Join(tt.want, "\n") + "\n"; string(got) != want {
 				t.Errorf("manifest.jsonl =\n%s\nwant\n%s", got, want)
 			}
 			for id, text := range tt.journals {
-				kept, err := os.ReadFile(filepath.Join(dir, runsDir, id, manifestName))
+				kept, err := os.ReadFile(filepath.Join(dir, runsDir, id, ManifestName))
 				if err != nil || string(kept) != text {
 					t.Errorf("runs/%s/manifest.jsonl = %q, %v; want the journal", id, kept, err)
 				}
 			}
-			if left, _ := o.pendingJournals(0); len(left) != 0 {
+			if left, _ := o.PendingJournals(0); len(left) != 0 {
 				t.Errorf("journals still pending after the merge: %v", left)
 			}
 		})

@@ -1,4 +1,4 @@
-package crawl
+package output
 
 import (
 	"io"
@@ -26,17 +26,17 @@ func TestBodyPathReservedHostNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			p := bodyPath(mustURLOf(t, tt.url), "")
+			p := BodyPath(mustURLOf(t, tt.url), "")
 			if dir, _, _ := strings.Cut(p, "/"); dir != tt.wantDir {
-				t.Errorf("bodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
+				t.Errorf("BodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
 			}
 		})
 	}
 }
 
 // plant prepares an output folder with something hostile in it and an
-// outside folder it points at, and returns the outDir and the outside.
-func plant(t *testing.T, setup func(t *testing.T, out, outside string)) (*outDir, string) {
+// outside folder it points at, and returns the Dir and the outside.
+func plant(t *testing.T, setup func(t *testing.T, out, outside string)) (*Dir, string) {
 	t.Helper()
 	base := t.TempDir()
 	out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
@@ -49,7 +49,7 @@ func plant(t *testing.T, setup func(t *testing.T, out, outside string)) (*outDir
 		t.Fatal(err)
 	}
 	setup(t, out, outside)
-	o, err := openOutDir(out)
+	o, err := Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestOutDirWritesNothingOutside(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, outside := plant(t, tt.setup)
-			err := o.write(rel, []byte("the body"))
+			err := o.Write(rel, []byte("the body"))
 			if b, _ := os.ReadFile(filepath.Join(outside, "victim")); string(b) != "untouched" {
 				t.Errorf("the file outside the folder now holds %q", b)
 			}
@@ -183,9 +183,9 @@ func TestOpenOutDirErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := openOutDir(filepath.Join(file, "out"))
+	_, err := Open(filepath.Join(file, "out"))
 	if err == nil || !strings.Contains(err.Error(), "create output folder") || !strings.Contains(err.Error(), file) {
-		t.Errorf("openOutDir under a file: %v, want a create output folder error naming it", err)
+		t.Errorf("Open under a file: %v, want a create output folder error naming it", err)
 	}
 }
 
@@ -213,15 +213,15 @@ func TestBodyPathNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := bodyPath(mustURLOf(t, tt.url), tt.ctype)
+			p := BodyPath(mustURLOf(t, tt.url), tt.ctype)
 			dir, name, _ := strings.Cut(p, "/")
 			if dir != tt.wantDir {
-				t.Errorf("bodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
+				t.Errorf("BodyPath(%s) = %q, want folder %q", tt.url, p, tt.wantDir)
 			}
 			// NAME-HASH.EXT: 12 hex digits between the name and the extension.
 			if !strings.HasPrefix(name, tt.wantPrefix) || !strings.HasSuffix(name, tt.wantExt) ||
 				len(name) != len(tt.wantPrefix)+12+len(tt.wantExt) {
-				t.Errorf("bodyPath(%s) = %q, want %sHASH%s", tt.url, p, tt.wantPrefix, tt.wantExt)
+				t.Errorf("BodyPath(%s) = %q, want %sHASH%s", tt.url, p, tt.wantPrefix, tt.wantExt)
 			}
 		})
 	}
@@ -251,18 +251,18 @@ func TestBodyPathStaysInsideAndIsUnique(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", raw, err)
 		}
-		p := bodyPath(u, "text/html")
+		p := BodyPath(u, "text/html")
 		parts := strings.Split(p, "/")
 		if len(parts) != 2 {
-			t.Errorf("bodyPath(%q) = %q, want HOST/NAME", raw, p)
+			t.Errorf("BodyPath(%q) = %q, want HOST/NAME", raw, p)
 		}
 		for _, part := range parts {
 			if part == "" || strings.HasPrefix(part, ".") || len(part) > 120 || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:") != "" || strings.Contains(part, ":") && part != dirOf(p) {
-				t.Errorf("bodyPath(%q) = %q: unsafe part %q", raw, p, part)
+				t.Errorf("BodyPath(%q) = %q: unsafe part %q", raw, p, part)
 			}
 		}
 		if prev, dup := seen[p]; dup && prev != u.String() {
-			t.Errorf("bodyPath(%q) = bodyPath(%q) = %q", raw, prev, p)
+			t.Errorf("BodyPath(%q) = BodyPath(%q) = %q", raw, prev, p)
 		}
 		seen[p] = u.String()
 	}

@@ -1,4 +1,4 @@
-package crawl
+package output
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // This file keeps a crawl's fetches as WARC records (--warc). The fetch
 // goroutines write them, so the loop never waits on a WARC file; the
 // Writer serialises the records of concurrent fetches. The payload kept is
-// the body as polite decoded it (see newCapture).
+// the body as polite decoded it (see fetch.Capture).
 
 // revisitOf decides how a fetch answered with status is recorded, given
 // the entry's last capture: as a revisit of it (a 304 to the conditional
@@ -35,11 +35,11 @@ func revisitOf(status int, cut bool, digest string, last frontier.Entry) warc.Pr
 	return 0
 }
 
-// archive writes the fetch of u as WARC records: a request, and a revisit
+// Archive writes the fetch of u as WARC records: a request, and a revisit
 // of last's capture or a response. newest says the capture is the URL's
 // latest to refer to (a whole 2xx response). A fetch that got no answer,
 // or whose body failed to arrive, writes nothing.
-func archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entry) (c warc.Capture, newest bool, err error) {
+func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entry) (c warc.Capture, newest bool, err error) {
 	cp := resp.Capture
 	if w == nil || cp == nil {
 		return warc.Capture{}, false, nil
@@ -59,17 +59,27 @@ func archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 	return c, err == nil && resp.Status/100 == 2 && !cp.Cut, err
 }
 
-// openWarc starts the run's WARC files under OUT/warc, named
+// Warc is what names and heads a run's WARC files.
+type Warc struct {
+	OutDir    string // the output folder; the files go to OutDir/warc
+	Job       string
+	Software  string // name and version, "polite/1.4.0"; "" for "polite"
+	UserAgent string // sent on every request
+	Agent     string // the product token robots.txt is obeyed for
+	MaxSize   int64  // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+}
+
+// OpenWarc starts the run's WARC files under OUT/warc, named
 // JOB-RUN-TIMESTAMP-SERIAL.warc.gz.
-func openWarc(cfg *Config, agent string, run frontier.Run) (*warc.Writer, error) {
+func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 	software := cfg.Software
 	if software == "" {
 		software = "polite"
 	}
 	w, err := warc.Open(filepath.Join(cfg.OutDir, "warc"), warc.Options{
 		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
-		MaxSize: cfg.WarcSize,
-		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + agent + ")",
+		MaxSize: cfg.MaxSize,
+		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
 			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10)},
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package crawl
+package output
 
 import (
 	"bufio"
@@ -23,31 +23,31 @@ import (
 // left pending is merged by the next run. Memory is bounded by the URLs
 // of the journals merged, never by the archive.
 const (
-	manifestName = "manifest.jsonl"
+	ManifestName = "manifest.jsonl"
 	runsDir      = "runs"
 	pendingName  = "manifest.pending.jsonl"
 )
 
-// runDir is the folder of a run's own files, relative to the output folder.
-func runDir(id int64) string { return path.Join(runsDir, strconv.FormatInt(id, 10)) }
+// RunDir is the folder of a run's own files, relative to the output folder.
+func RunDir(id int64) string { return path.Join(runsDir, strconv.FormatInt(id, 10)) }
 
-// openJournal creates the run's folder and its manifest journal, once
+// OpenJournal creates the run's folder and its manifest journal, once
 // it knows the manifest can be merged into: absent or a regular file.
-func (o *outDir) openJournal(id int64) (*os.File, error) {
-	if fi, err := o.root.Lstat(manifestName); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", manifestName)
+func (o *Dir) OpenJournal(id int64) (*os.File, error) {
+	if fi, err := o.root.Lstat(ManifestName); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", ManifestName)
 	}
-	for _, d := range []string{runsDir, runDir(id)} {
+	for _, d := range []string{runsDir, RunDir(id)} {
 		if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	return createNew(o.root, path.Join(runDir(id), pendingName))
+	return createNew(o.root, path.Join(RunDir(id), pendingName))
 }
 
-// pendingJournals lists the journals not merged yet, oldest run first,
+// PendingJournals lists the journals not merged yet, oldest run first,
 // leaving out the run skip.
-func (o *outDir) pendingJournals(skip int64) ([]int64, error) {
+func (o *Dir) PendingJournals(skip int64) ([]int64, error) {
 	ents, err := fs.ReadDir(o.root.FS(), runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -61,7 +61,7 @@ func (o *outDir) pendingJournals(skip int64) ([]int64, error) {
 		if err != nil || id == skip || !e.IsDir() {
 			continue
 		}
-		if _, err := o.root.Lstat(path.Join(runDir(id), pendingName)); err == nil {
+		if _, err := o.root.Lstat(path.Join(RunDir(id), pendingName)); err == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -86,7 +86,7 @@ func lineURL(line []byte) (urlKey, bool) {
 
 // eachLine calls fn with every non-empty line of the file name under the
 // output folder, its newline cut; a missing file has none.
-func (o *outDir) eachLine(name string, fn func(line []byte) error) error {
+func (o *Dir) eachLine(name string, fn func(line []byte) error) error {
 	f, err := o.root.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -118,15 +118,15 @@ func (o *outDir) eachLine(name string, fn func(line []byte) error) error {
 // lineAt is where the newest line of a URL is: which journal, which line.
 type lineAt struct{ journal, line int }
 
-// mergeJournals merges the journals of runs ids (oldest first) into
+// MergeJournals merges the journals of runs ids (oldest first) into
 // manifest.jsonl: every line of the old manifest whose URL no journal
 // has, then the newest journal line of each URL. It then renames each
 // journal the run's own manifest.
-func (o *outDir) mergeJournals(ids []int64) error {
+func (o *Dir) MergeJournals(ids []int64) error {
 	names := make([]string, len(ids))
 	newest := map[urlKey]lineAt{}
 	for j, id := range ids {
-		names[j] = path.Join(runDir(id), pendingName)
+		names[j] = path.Join(RunDir(id), pendingName)
 		n := 0
 		err := o.eachLine(names[j], func(line []byte) error {
 			if k, ok := lineURL(line); ok {
@@ -139,9 +139,9 @@ func (o *outDir) mergeJournals(ids []int64) error {
 			return fmt.Errorf("merge manifest: read %s: %w", names[j], err)
 		}
 	}
-	err := o.replace(manifestName, func(w io.Writer) error {
+	err := o.replace(ManifestName, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
-		err := o.eachLine(manifestName, func(line []byte) error {
+		err := o.eachLine(ManifestName, func(line []byte) error {
 			if k, ok := lineURL(line); ok {
 				if _, again := newest[k]; !again {
 					return writeLine(bw, line)
@@ -150,7 +150,7 @@ func (o *outDir) mergeJournals(ids []int64) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("read %s: %w", manifestName, err)
+			return fmt.Errorf("read %s: %w", ManifestName, err)
 		}
 		for j, name := range names {
 			n := 0
@@ -173,7 +173,7 @@ func (o *outDir) mergeJournals(ids []int64) error {
 		return fmt.Errorf("merge manifest: %w", err)
 	}
 	for j, id := range ids {
-		if err := o.root.Rename(names[j], path.Join(runDir(id), manifestName)); err != nil {
+		if err := o.root.Rename(names[j], path.Join(RunDir(id), ManifestName)); err != nil {
 			return fmt.Errorf("merge manifest: %w", err)
 		}
 	}
@@ -187,17 +187,17 @@ func writeLine(w *bufio.Writer, line []byte) error {
 	return w.WriteByte('\n')
 }
 
-// writeReports writes a run's report.json and report.html into its own
-// folder, runs/RUN, and again at the top of the output folder, where they
-// are the latest run's.
-func (o *outDir) writeReports(id int64, data []byte, rep *Report) error {
-	for _, dir := range []string{runDir(id), ""} {
+// WriteReports writes a run's report.json (data and a newline) and
+// report.html (what html writes) into its own folder, runs/RUN, and again
+// at the top of the output folder, where they are the latest run's.
+func (o *Dir) WriteReports(id int64, data []byte, html func(io.Writer) error) error {
+	for _, dir := range []string{RunDir(id), ""} {
 		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
 			_, err := w.Write(append(data, '\n'))
 			return err
 		})
 		if err == nil {
-			err = o.replace(path.Join(dir, "report.html"), rep.WriteHTML)
+			err = o.replace(path.Join(dir, "report.html"), html)
 		}
 		if err != nil {
 			return err

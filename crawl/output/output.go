@@ -1,4 +1,7 @@
-package crawl
+// Package output owns a crawl's output folder: the bodies and their file
+// names, the manifest and its per-run journals, the run reports, and the
+// run's WARC records.
+package output
 
 import (
 	"crypto/sha256"
@@ -19,7 +22,7 @@ import (
 // maxNameBytes bounds the readable part of a body's file name.
 const maxNameBytes = 80
 
-// bodyPath maps a normalised URL and the Content-Type of its answer to a
+// BodyPath maps a normalised URL and the Content-Type of its answer to a
 // file path relative to the output folder: "HOST/READABLE-HASH.EXT". The
 // host folder is the host as a person reads it, port included
 // ("127.0.0.1:8080"); the file name is the URL path flattened to a safe
@@ -30,7 +33,7 @@ const maxNameBytes = 80
 // URL's last segment, or else the one of the Content-Type (bodyExt). Only
 // [A-Za-z0-9._-] appear in either part, and ":" in the host folder; neither
 // starts with a dot, and no body is named like a temporary file (".part").
-func bodyPath(u *url.URL, contentType string) string {
+func BodyPath(u *url.URL, contentType string) string {
 	sum := sha256.Sum256([]byte(u.String()))
 	tag := hex.EncodeToString(sum[:6])
 
@@ -152,9 +155,9 @@ func reservedName(name string) bool {
 		base[3] >= '0' && base[3] <= '9'
 }
 
-// outDir writes bodies under one folder through an os.Root, so that no
+// Dir writes bodies under one folder through an os.Root, so that no
 // name, symlink or race can reach outside it. It is safe for concurrent use.
-type outDir struct {
+type Dir struct {
 	root *os.Root
 	dir  string
 
@@ -162,7 +165,8 @@ type outDir struct {
 	hosts map[string]*os.Root // host folders opened this run
 }
 
-func openOutDir(dir string) (*outDir, error) {
+// Open opens the output folder dir, creating it if it is missing.
+func Open(dir string) (*Dir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
@@ -170,10 +174,11 @@ func openOutDir(dir string) (*outDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open output folder: %w", err)
 	}
-	return &outDir{root: r, dir: dir, hosts: map[string]*os.Root{}}, nil
+	return &Dir{root: r, dir: dir, hosts: map[string]*os.Root{}}, nil
 }
 
-func (o *outDir) Close() error {
+// Close closes the folder and the host folders it opened.
+func (o *Dir) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, r := range o.hosts {
@@ -186,7 +191,7 @@ func (o *outDir) Close() error {
 // folder returns the root of a host folder, creating it the first time.
 // A non-folder standing under the name (a file, a planted symlink) is an
 // error, never followed.
-func (o *outDir) folder(d string) (*os.Root, error) {
+func (o *Dir) folder(d string) (*os.Root, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if r := o.hosts[d]; r != nil {
@@ -207,12 +212,12 @@ func (o *outDir) folder(d string) (*os.Root, error) {
 	return r, nil
 }
 
-// write stores data under rel ("HOST/NAME", as bodyPath makes), through a
+// Write stores data under rel ("HOST/NAME", as BodyPath makes), through a
 // temporary name and a rename, so the file is either whole under its final
 // name or absent, whenever the process dies. (Bodies are not fsynced one
 // by one: a power failure may lose the newest, as it may the database's
 // last transactions; a re-run fetches what is missing.)
-func (o *outDir) write(rel string, data []byte) error {
+func (o *Dir) Write(rel string, data []byte) error {
 	d, name := path.Split(rel)
 	root := o.root
 	if d != "" {
@@ -240,10 +245,17 @@ func (o *outDir) write(rel string, data []byte) error {
 	return nil
 }
 
-// remove deletes the body stored under rel ("HOST/NAME", as an entry
+// Has reports whether a body is stored under rel ("HOST/NAME", as an
+// entry keeps it).
+func (o *Dir) Has(rel string) bool {
+	_, err := o.root.Stat(rel)
+	return err == nil
+}
+
+// Remove deletes the body stored under rel ("HOST/NAME", as an entry
 // keeps it), if it is there. A name that is not local to the folder is
 // left alone; os.Root keeps any other from reaching outside.
-func (o *outDir) remove(rel string) {
+func (o *Dir) Remove(rel string) {
 	if !filepath.IsLocal(rel) {
 		return
 	}
@@ -266,12 +278,12 @@ func createNew(root *os.Root, name string) (*os.File, error) {
 }
 
 // create opens a file directly under the folder for streaming (manifest).
-func (o *outDir) create(name string) (*os.File, error) {
+func (o *Dir) create(name string) (*os.File, error) {
 	return createNew(o.root, name)
 }
 
 // replace writes a small file whole (reports), through a temporary name.
-func (o *outDir) replace(name string, w func(io.Writer) error) error {
+func (o *Dir) replace(name string, w func(io.Writer) error) error {
 	tmp := name + ".part"
 	f, err := createNew(o.root, tmp)
 	if err != nil {
