@@ -1,7 +1,6 @@
 package crawl
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -14,39 +13,6 @@ import (
 
 // The seed corpora of these targets live in testdata/fuzz/FuzzXxx and run
 // as ordinary tests; `make fuzz` runs each target for a while.
-
-func FuzzReadSeeds(f *testing.F) {
-	f.Add([]byte("https://example.org/a 5\n# comment\n\nftp://x/\n"), false)
-	f.Fuzz(func(t *testing.T, data []byte, _ bool) { // the flag of older corpora: both ways are checked
-		seeds, sr := readAll("f", string(data))
-		n, err := CheckSeeds("f", strings.NewReader(string(data)))
-		var se *SeedError
-		switch {
-		case err == nil && (n == 0 || n != len(seeds) || sr.RejectedCount() != 0):
-			t.Fatalf("CheckSeeds = %d, nil; the reader read %d seeds and skipped %d lines", n, len(seeds), sr.RejectedCount())
-		case err != nil && !errors.Is(err, ErrNoSeeds) && !errors.As(err, &se):
-			t.Fatalf("unexpected error %v", err)
-		case errors.As(err, &se) && (sr.RejectedCount() == 0 || se.Rejected != sr.Rejected()[0]):
-			t.Fatalf("CheckSeeds failed on %+v, the reader's first skipped line is %v", se.Rejected, sr.Rejected())
-		}
-		lines := strings.Count(string(data), "\n") + 1
-		last := 0
-		for _, s := range seeds {
-			if again, err := urls.Normalize(s.URL); err != nil || again != s.URL {
-				t.Errorf("seed %q is not normalised: %q, %v", s.URL, again, err)
-			}
-			if s.Line <= last || s.Line > lines {
-				t.Errorf("seed %q at line %d after line %d, file of %d lines", s.URL, s.Line, last, lines)
-			}
-			last = s.Line
-		}
-		for _, r := range sr.Rejected() {
-			if r.Reason == "" || r.Line < 1 || r.Line > lines || len(r.Text) > 200+len("…") {
-				t.Errorf("rejected line %+v", r)
-			}
-		}
-	})
-}
 
 // checkNormal checks what every normalised URL must be.
 // checkBodyPath checks that a body path is HOST/NAME in the safe alphabet,

@@ -60,7 +60,7 @@ type dialPolicy struct {
 
 func newDialPolicy(cfg *Config) dialPolicy {
 	// The seeds' origins are added as the run loads its seeds, before
-	// its first request (seedLoad).
+	// its first request (seeds.Loader).
 	return dialPolicy{allowAll: cfg.AllowPrivate, seeds: map[origin]bool{}}
 }
 

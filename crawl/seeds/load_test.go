@@ -1,0 +1,155 @@
+package seeds
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store"
+)
+
+// genSeeds is a seed file made as it is read: line i (from 0) is
+// line(i). It counts the bytes it gave.
+type genSeeds struct {
+	n, next int
+	line    func(i int) string
+	pending []byte
+	read    int64
+}
+
+func (g *genSeeds) Read(p []byte) (int, error) {
+	for len(g.pending) < len(p) && g.next < g.n {
+		g.pending = append(g.pending, g.line(g.next)+"\n"...)
+		g.next++
+	}
+	if len(g.pending) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, g.pending)
+	g.pending = g.pending[k:]
+	g.read += int64(k)
+	return k, nil
+}
+
+// origins is the Origins of a crawl's dial policy in these tests: each
+// seed's origin as crawl's originOf keys it, as the database keeps it.
+type origins map[string]bool
+
+func (o origins) Add(u *url.URL)   { o[originOf(u)] = true }
+func (o origins) AddKept(s string) { o[s] = true }
+func (o origins) List() []string   { return slices.Sorted(maps.Keys(o)) }
+
+// originOf is crawl's originOf: u's scheme, host and port, the port made
+// explicit.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// isSitemapSeed is crawl.IsSitemapSeed: whether --sitemaps reads the
+// seed u as a sitemap.
+func isSitemapSeed(u *url.URL) bool {
+	return strings.Contains(strings.ToLower(path.Base(u.Path)), "sitemap")
+}
+
+// enqueueSpy records each Enqueue: its size and how much of the seed file
+// had been read by then.
+type enqueueSpy struct {
+	Store
+	src    *genSeeds
+	sizes  []int
+	readAt []int64
+}
+
+func (s *enqueueSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
+	s.sizes = append(s.sizes, len(es))
+	s.readAt = append(s.readAt, s.src.read)
+	return s.Store.Enqueue(job, es)
+}
+
+// TestSeedLoadHoldsOneBatch: the loader enqueues a batch at a time and
+// has read no more than that batch (plus the reader's buffer) when it
+// does; URLs that come back in later batches, with another priority, are
+// kept once at their first line.
+func TestSeedLoadHoldsOneBatch(t *testing.T) {
+	t.Parallel()
+	const distinct = seedBatch + seedBatch/2
+	const lines = 2*seedBatch + seedBatch/2 + 7
+	line := func(i int) string {
+		// Lines past distinct repeat earlier URLs (across batches), and
+		// every tenth line repeats the one before it (within a batch).
+		k := i % distinct
+		if i%10 == 9 {
+			k = (i - 1) % distinct
+		}
+		return fmt.Sprintf("http://h%d.example:8080/p/%07d %d", k/10%200, k, i)
+	}
+	want := map[string]bool{}
+	for i := range lines {
+		k := i % distinct
+		if i%10 == 9 {
+			k = (i - 1) % distinct
+		}
+		want[fmt.Sprintf("http://h%d.example:8080/p/%07d", k/10%200, k)] = true
+	}
+	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	gen := &genSeeds{n: lines, line: line}
+	spy := &enqueueSpy{Store: db, src: gen}
+	seen := origins{}
+	l := &Loader{Job: "j", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Origins: seen, sr: NewReader("gen", gen)}
+	ctx := context.Background()
+	if err := l.fill(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Load(ctx, spy, time.Now(), func() error { return nil }); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	lineLen := int64(0)
+	for i := range lines {
+		lineLen = max(lineLen, int64(len(line(i))+1))
+	}
+	if len(spy.sizes) != 3 {
+		t.Errorf("%d Enqueue calls %v, want 3", len(spy.sizes), spy.sizes)
+	}
+	for k, n := range spy.sizes {
+		if n > seedBatch {
+			t.Errorf("Enqueue %d: %d entries, want at most %d", k, n, seedBatch)
+		}
+		if limit := int64(k+1)*seedBatch*lineLen + 64<<10 + lineLen; spy.readAt[k] > limit {
+			t.Errorf("Enqueue %d: %d bytes of the file read, want at most %d (one batch more)", k, spy.readAt[k], limit)
+		}
+	}
+	counts, err := db.Counts("j")
+	if err != nil || counts[frontier.Queued] != len(want) || l.added != len(want) {
+		t.Errorf("queued %v (%v), added %d; want %d", counts, err, l.added, len(want))
+	}
+	// The URL of line 5 comes back at line distinct+5 with another priority.
+	e, err := db.Get("j", "http://h0.example:8080/p/0000005")
+	if err != nil || e.Priority != 5 {
+		t.Errorf("entry of a repeated URL: priority %d (%v), want 5 (its first line)", e.Priority, err)
+	}
+	if len(seen) != 200 {
+		t.Errorf("%d origins, want 200", len(seen))
+	}
+}
