@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -138,10 +139,10 @@ func parseFloorHosts(fhs []string) (map[string]time.Duration, error) {
 // is recorded. Stdin is copied to a temporary file first, which cleanup
 // removes. With --strict the whole source is checked here, a line at a
 // time, before anything is enqueued.
-func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Reader) (src crawl.SeedSource, cleanup func(), err error) {
+func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Reader) (src seeds.Source, cleanup func(), err error) {
 	cleanup = func() {}
 	type opened struct {
-		src     crawl.SeedSource
+		src     seeds.Source
 		cleanup func()
 		err     error
 	}
@@ -169,7 +170,7 @@ func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Re
 }
 
 // checkSeeds reads the whole seed source as --strict wants it.
-func checkSeeds(ctx context.Context, log *slog.Logger, src crawl.SeedSource) error {
+func checkSeeds(ctx context.Context, log *slog.Logger, src seeds.Source) error {
 	r := io.Reader(strings.NewReader(strings.Join(src.Lines, "\n")))
 	if src.Path != "" {
 		f, err := os.Open(src.Path)
@@ -179,10 +180,10 @@ func checkSeeds(ctx context.Context, log *slog.Logger, src crawl.SeedSource) err
 		defer f.Close()
 		r = f
 	}
-	_, err := crawl.CheckSeeds(src.Name, ctxReader{ctx, r})
-	var se *crawl.SeedError
+	_, err := seeds.Check(src.Name, ctxReader{ctx, r})
+	var se *seeds.Error
 	if errors.As(err, &se) {
-		crawl.WarnRejected(log, se.Rejected)
+		seeds.WarnRejected(log, se.Rejected)
 	}
 	return err
 }

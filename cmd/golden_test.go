@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -157,7 +158,7 @@ func fixtureRuns() []*crawl.Report {
 				FloorS: 2, FloorSource: "floor-host", Robots: "unreachable (500): host waits, retry in 9.5s",
 				Stopped: "deferred: Retry-After beyond --max-retry-after"},
 		},
-		Rejected: []crawl.Rejected{
+		Rejected: []seeds.Rejected{
 			{File: "seeds.txt", Line: 4, Text: "ftp://files.example.org/", Reason: `scheme "ftp" is not http or https`},
 		},
 		Frontier: map[string]int{"done": 240, "not_modified": 38, "excluded": 1, "dead": 7, "queued": 25},

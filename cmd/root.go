@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -92,7 +93,7 @@ func exitCode(err error) int {
 	var (
 		ee   *exitError
 		intr *crawl.Interrupted
-		se   *crawl.SeedError
+		se   *seeds.Error
 	)
 	switch {
 	case err == nil:
@@ -103,7 +104,7 @@ func exitCode(err error) int {
 		return intr.Code
 	case errors.Is(err, store.ErrLocked):
 		return crawl.ExitLocked
-	case errors.Is(err, crawl.ErrUsage), errors.Is(err, crawl.ErrNoSeeds), errors.As(err, &se), errors.Is(err, errUsage):
+	case errors.Is(err, crawl.ErrUsage), errors.Is(err, seeds.ErrNone), errors.As(err, &se), errors.Is(err, errUsage):
 		return crawl.ExitUsage
 	}
 	return crawl.ExitFailure

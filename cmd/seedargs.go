@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 )
 
 // seedSource is where a crawl's seeds come from: one seed file, stdin, or
@@ -108,13 +108,13 @@ func (s seedSource) job(now time.Time) string {
 // as a file: checked whole before anything is enqueued (--strict), loaded
 // without holding the crawl lock while a pipe is slow, and recognised when
 // a job given with --job is resumed with the same input.
-func (s seedSource) open(ctx context.Context, in io.Reader) (crawl.SeedSource, func(), error) {
+func (s seedSource) open(ctx context.Context, in io.Reader) (seeds.Source, func(), error) {
 	none := func() {}
 	switch {
 	case s.stdin:
 		f, err := os.CreateTemp("", "polite-stdin-*.txt")
 		if err != nil {
-			return crawl.SeedSource{}, none, fmt.Errorf("copy stdin: %w", err)
+			return seeds.Source{}, none, fmt.Errorf("copy stdin: %w", err)
 		}
 		remove := func() { os.Remove(f.Name()) }
 		_, err = io.Copy(f, ctxReader{ctx, in})
@@ -122,11 +122,11 @@ func (s seedSource) open(ctx context.Context, in io.Reader) (crawl.SeedSource, f
 			err = cerr
 		}
 		if err != nil {
-			return crawl.SeedSource{}, remove, fmt.Errorf("copy stdin: %w", err)
+			return seeds.Source{}, remove, fmt.Errorf("copy stdin: %w", err)
 		}
-		return crawl.SeedSource{Name: "stdin", Path: f.Name()}, remove, nil
+		return seeds.Source{Name: "stdin", Path: f.Name()}, remove, nil
 	case s.file != "":
-		return crawl.SeedFile(s.file), none, nil
+		return seeds.File(s.file), none, nil
 	}
-	return crawl.SeedLines("argument", s.urls...), none, nil
+	return seeds.Lines("argument", s.urls...), none, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
@@ -22,7 +23,7 @@ import (
 // the command line documents.
 type Config struct {
 	Job    string
-	Seeds  SeedSource
+	Seeds  seeds.Source
 	OutDir string
 
 	UserAgent   string // sent on every request

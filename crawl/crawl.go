@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -55,7 +56,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer seeds.close()
+	defer seeds.Close()
 	pass, err := c.prepare()
 	if err != nil {
 		if c.run.ID != 0 { // the run began: record that it ended, and how
@@ -65,16 +66,16 @@ func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
 	}
 	// The seeds stream into the frontier a batch at a time, the lock
 	// beating between batches (a signal stops it between two batches).
-	err = seeds.load(ctx, db, c.start, lockBeat(db, holder, c.run.ID, c.log))
+	err = seeds.Load(ctx, db, c.start, lockBeat(db, holder, c.run.ID, c.log))
 	if err == nil {
-		c.rejected = seeds.rejected()
-		err = c.announcePass(pass.left, seeds.added, pass.lastRun)
+		c.rejected = seeds.Rejected()
+		err = c.announcePass(pass.left, seeds.Added(), pass.lastRun)
 	}
 	if err != nil {
 		endLoad(db, c.run.ID, c.clock.Now(), err)
 		return nil, err
 	}
-	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.read(), "new", seeds.added, "out", cfg.OutDir)
+	c.log.Info("run start", "job", cfg.Job, "run", c.run.ID, "seeds", seeds.Read(), "new", seeds.Added(), "out", cfg.OutDir)
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
 	// The lock's heartbeat is wall time, whatever clock paces the run: the
@@ -118,7 +119,7 @@ type crawler struct {
 
 	stopReason string
 	fatal      error
-	rejected   []Rejected // the first seed lines skipped, for the report
+	rejected   []seeds.Rejected // the first seed lines skipped, for the report
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -164,7 +165,7 @@ func (c *crawler) close() {
 }
 
 // prepare starts the run: the run row, what is due queued again, the
-// manifest opened. The seeds enter the frontier after it (seedLoad). It
+// manifest opened. The seeds enter the frontier after it (seeds.Loader). It
 // returns how the pass starts, for announcePass once the seeds are in.
 func (c *crawler) prepare() (passStart, error) {
 	c.start = c.clock.Now()

@@ -9,29 +9,30 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/seeds"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
 // stored with the run, so that a past run can be rendered again as text
 // (WriteText) or as a page (WriteHTML).
 type Report struct {
-	RunID        int64          `json:"run_id"`
-	Job          string         `json:"job"`
-	Start        time.Time      `json:"start"`
-	End          time.Time      `json:"end"`
-	DurationS    float64        `json:"duration_s"`
-	ExitCode     int            `json:"exit_code"`
-	Stop         string         `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
-	StopReason   string         `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
-	BudgetsBound []string       `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	OutDir       string         `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
-	RunDir       string         `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
-	Totals       Totals         `json:"totals"`
-	Hosts        []*HostStats   `json:"hosts"`
-	Rejected     []Rejected     `json:"rejected_seeds,omitempty"`
-	Dead         []DeadURL      `json:"dead,omitempty"`
-	Frontier     map[string]int `json:"frontier"`           // entries of the job by state at the end
-	Sitemaps     *SitemapReport `json:"sitemaps,omitempty"` // with --sitemaps
+	RunID        int64            `json:"run_id"`
+	Job          string           `json:"job"`
+	Start        time.Time        `json:"start"`
+	End          time.Time        `json:"end"`
+	DurationS    float64          `json:"duration_s"`
+	ExitCode     int              `json:"exit_code"`
+	Stop         string           `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
+	StopReason   string           `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
+	BudgetsBound []string         `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
+	OutDir       string           `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
+	RunDir       string           `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
+	Totals       Totals           `json:"totals"`
+	Hosts        []*HostStats     `json:"hosts"`
+	Rejected     []seeds.Rejected `json:"rejected_seeds,omitempty"`
+	Dead         []DeadURL        `json:"dead,omitempty"`
+	Frontier     map[string]int   `json:"frontier"`           // entries of the job by state at the end
+	Sitemaps     *SitemapReport   `json:"sitemaps,omitempty"` // with --sitemaps
 }
 
 // Totals sums the hosts.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/seeds"
 )
 
 // sampleReport is a run with every kind of host the reports show: one
@@ -25,7 +26,7 @@ func sampleReport() *Report {
 		ExitCode: 1, StopReason: "stopped by max-duration", BudgetsBound: []string{"max-duration"},
 		OutDir: "/srv/crawl/nightly",
 		Totals: Totals{Requests: 141, Done: 120, NotModified: 6, Excluded: 3, Dead: 7, Waiting: 12, Retries: 9, Throttled: 6, Bytes: 3 << 20},
-		Rejected: []Rejected{
+		Rejected: []seeds.Rejected{
 			{File: "seeds.txt", Line: 4, Text: "ftp://files.example.org/", Reason: `scheme "ftp" is not http or https`},
 			{File: "seeds.txt", Line: 9, Text: "http://docs.example.org/x 1e3", Reason: `bad priority "1e3"`},
 		},

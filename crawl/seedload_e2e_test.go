@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -53,7 +54,7 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	lines := []string{srv.URL + "/doc/1", srv.URL + "/doc/2", srv.URL + "/doc/3", srv.URL + "/doc/1 9"}
 	writeSeeds(t, path, lines...)
 	cfg := fastConfig(t)
-	cfg.Seeds = crawl.SeedFile(path)
+	cfg.Seeds = seeds.File(path)
 	spy := &seedSpy{DB: mustOpen(t)}
 	later := time.Now().Add(time.Hour).Truncate(time.Second)
 
@@ -115,7 +116,7 @@ func TestInterruptWhileLoadingSeeds(t *testing.T) {
 	}
 	writeSeeds(t, path, lines...)
 	cfg := fastConfig(t)
-	cfg.Seeds = crawl.SeedFile(path)
+	cfg.Seeds = seeds.File(path)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	spy := &seedSpy{DB: mustOpen(t)}
@@ -138,7 +139,7 @@ func TestInterruptWhileLoadingSeeds(t *testing.T) {
 }
 
 // TestSkippedSeedLinesAreCapped: many bad lines are logged five at a time
-// and kept up to crawl.MaxRejectedKept for the report; a file of bad lines
+// and kept up to seeds.MaxRejectedKept for the report; a file of bad lines
 // only is refused before a run is recorded.
 func TestSkippedSeedLinesAreCapped(t *testing.T) {
 	t.Parallel()
@@ -153,15 +154,15 @@ func TestSkippedSeedLinesAreCapped(t *testing.T) {
 		wantErr error
 		kept    int
 	}{
-		{"bad lines only", bad, crawl.ErrNoSeeds, 0},
-		{"bad lines and one good", append(append([]string{}, bad...), srv.URL+"/doc/ok"), nil, crawl.MaxRejectedKept},
+		{"bad lines only", bad, seeds.ErrNone, 0},
+		{"bad lines and one good", append(append([]string{}, bad...), srv.URL+"/doc/ok"), nil, seeds.MaxRejectedKept},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "seeds.txt")
 			writeSeeds(t, path, tt.lines...)
 			cfg := fastConfig(t)
-			cfg.Seeds = crawl.SeedFile(path)
+			cfg.Seeds = seeds.File(path)
 			var logs bytes.Buffer
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			db := mustOpen(t)

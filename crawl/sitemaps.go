@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
@@ -29,13 +27,6 @@ import (
 // sitemap priorities are within -5..5, or a seed file's small integers),
 // so that a pass reads the lastmods before it decides on the pages.
 const sitemapPriority = 1 << 20
-
-// IsSitemapSeed reports whether a seed is read as a sitemap under
-// --sitemaps: the last segment of its path contains "sitemap"
-// (sitemap.xml, sitemap_index.xml.gz, news-sitemap.txt), in any case.
-func IsSitemapSeed(u *url.URL) bool {
-	return strings.Contains(strings.ToLower(path.Base(u.Path)), "sitemap")
-}
 
 // sitemapRun is what a run learns of sitemaps, and what it does with
 // them: it queues the sitemaps robots.txt names and the URLs a sitemap
@@ -91,7 +82,7 @@ func (m *sitemapRun) stats(u, from string) *SitemapStats {
 
 // seedEntry makes a seed that is a sitemap an entry of that kind.
 func (m *sitemapRun) seedEntry(e *frontier.Entry, u *url.URL) {
-	if IsSitemapSeed(u) {
+	if sitemap.Named(u) {
 		e.Kind, e.Priority = frontier.Sitemap, sitemapPriority
 		m.stats(e.URL, "seed")
 	}

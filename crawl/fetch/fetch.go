@@ -130,7 +130,7 @@ func (f *Client) KeepExchanges() { f.keep = true }
 
 // Origins is the set of origins that may dial private addresses (the
 // seeds'); the caller adds to it before the requests it covers.
-func (f *Client) Origins() map[Origin]bool { return f.policy.seeds }
+func (f *Client) Origins() Origins { return f.policy.seeds }
 
 // Get fetches u with the given extra headers.
 func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Response {

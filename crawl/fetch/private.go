@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,16 +54,54 @@ func OriginOf(u *url.URL) Origin {
 	return Origin{strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), port}
 }
 
+// String is the origin as the database keeps it: "scheme://host:port".
+func (o Origin) String() string { return o.Scheme + "://" + net.JoinHostPort(o.Host, o.Port) }
+
+// ParseOrigin reads an origin written by String.
+func ParseOrigin(s string) (Origin, bool) {
+	scheme, hostport, ok := strings.Cut(s, "://")
+	host, port, err := net.SplitHostPort(hostport)
+	if !ok || err != nil || scheme == "" || port == "" {
+		return Origin{}, false
+	}
+	return Origin{Scheme: scheme, Host: host, Port: port}, true
+}
+
+// Origins is a set of origins: those of the seeds, which the dial policy
+// exempts.
+type Origins map[Origin]bool
+
+// Add adds the origin of u.
+func (s Origins) Add(u *url.URL) { s[OriginOf(u)] = true }
+
+// AddKept adds an origin as List wrote it; one that does not read is
+// skipped.
+func (s Origins) AddKept(o string) {
+	if o, ok := ParseOrigin(o); ok {
+		s[o] = true
+	}
+}
+
+// List is the set as strings, sorted.
+func (s Origins) List() []string {
+	out := make([]string, 0, len(s))
+	for o := range s {
+		out = append(out, o.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
 // dialPolicy decides which requests may reach private addresses.
 type dialPolicy struct {
-	allowAll bool            // --allow-private
-	seeds    map[Origin]bool // the seeds' origins
+	allowAll bool    // --allow-private
+	seeds    Origins // the seeds' origins
 }
 
 func newDialPolicy(allowAll bool) dialPolicy {
 	// The seeds' origins are added as the run loads its seeds, before
-	// its first request (seedLoad).
-	return dialPolicy{allowAll: allowAll, seeds: map[Origin]bool{}}
+	// its first request (seeds.Loader).
+	return dialPolicy{allowAll: allowAll, seeds: Origins{}}
 }
 
 // privateGrant lets the first origin fetched under it dial private addresses.

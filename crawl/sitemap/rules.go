@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 )
@@ -144,4 +145,11 @@ func names(lines []string, u *url.URL) bool {
 		}
 	}
 	return false
+}
+
+// Named reports whether u names a sitemap, as polite reads a seed under
+// --sitemaps: the last segment of its path contains "sitemap"
+// (sitemap.xml, sitemap_index.xml.gz, news-sitemap.txt), in any case.
+func Named(u *url.URL) bool {
+	return strings.Contains(strings.ToLower(path.Base(u.Path)), "sitemap")
 }

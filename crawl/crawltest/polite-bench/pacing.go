@@ -16,6 +16,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
@@ -143,7 +144,7 @@ func seedURLs(base, prefix string, n int) []string {
 }
 
 // crawlConfig is the configuration of one in-process run.
-func crawlConfig(p policy, dir, job string, seeds []string, perHost int, maxDur time.Duration) (crawl.Config, error) {
+func crawlConfig(p policy, dir, job string, seedList []string, perHost int, maxDur time.Duration) (crawl.Config, error) {
 	cfg := crawl.DefaultConfig()
 	cfg.Job = job
 	cfg.OutDir = filepath.Join(dir, "out-"+job)
@@ -152,12 +153,12 @@ func crawlConfig(p policy, dir, job string, seeds []string, perHost int, maxDur 
 	cfg.PerHost = perHost
 	cfg.MaxDuration = maxDur
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	for _, s := range seeds {
+	for _, s := range seedList {
 		if _, err := urls.Normalize(s); err != nil {
 			return cfg, fmt.Errorf("seed %s: %w", s, err)
 		}
 	}
-	cfg.Seeds = crawl.SeedLines("seeds", seeds...)
+	cfg.Seeds = seeds.Lines("seeds", seedList...)
 	return cfg, nil
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -346,7 +347,7 @@ func inProcess(ctx context.Context, o options, dir string, urls []string, origin
 	cfg.Concurrency, cfg.MaxDuration = o.concurrency, throughputTimeout
 	cfg.Warc = o.profileWarc
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.Seeds = crawl.SeedLines("seeds", urls...)
+	cfg.Seeds = seeds.Lines("seeds", urls...)
 	dbPath := filepath.Join(dir, "polite.db")
 	db, err := store.Open(dbPath)
 	if err != nil {

@@ -18,11 +18,12 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
 
 // FastConfig is a crawl configuration with delays short enough for tests.
-func FastConfig(t testing.TB, seeds ...string) crawl.Config {
+func FastConfig(t testing.TB, urls ...string) crawl.Config {
 	t.Helper()
 	cfg := crawl.DefaultConfig()
 	cfg.Job = "test"
@@ -35,7 +36,7 @@ func FastConfig(t testing.TB, seeds ...string) crawl.Config {
 	cfg.Pace.Jitter = 0
 	cfg.Timeout = 5 * time.Second
 	cfg.Grace = 2 * time.Second
-	cfg.Seeds = crawl.SeedLines("seeds", seeds...)
+	cfg.Seeds = seeds.Lines("seeds", urls...)
 	return cfg
 }
 

@@ -1,4 +1,4 @@
-package crawl
+package seeds
 
 import (
 	"errors"
@@ -89,10 +89,10 @@ func TestReadSeedsRejectsEachBadLineWithItsNumber(t *testing.T) {
 
 func TestCheckSeedsRefusesTheFile(t *testing.T) {
 	t.Parallel()
-	_, err := CheckSeeds("s.txt", strings.NewReader("https://a.example/\nnot a url\n"))
-	var se *SeedError
+	_, err := Check("s.txt", strings.NewReader("https://a.example/\nnot a url\n"))
+	var se *Error
 	if !errors.As(err, &se) {
-		t.Fatalf("err = %v, want a *SeedError", err)
+		t.Fatalf("err = %v, want a *Error", err)
 	}
 	if se.Line != 2 || !strings.HasPrefix(err.Error(), "s.txt:2: ") {
 		t.Errorf("err = %q, want it to name s.txt:2", err)
@@ -100,7 +100,7 @@ func TestCheckSeedsRefusesTheFile(t *testing.T) {
 }
 
 // TestSeedReaderEdgeFiles: what the reader returns and skips, and what
-// --strict (CheckSeeds) makes of the same file.
+// --strict (Check) makes of the same file.
 func TestSeedReaderEdgeFiles(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -108,10 +108,10 @@ func TestSeedReaderEdgeFiles(t *testing.T) {
 		in        string
 		seeds     int
 		skipped   int
-		strictErr error // nil, ErrNoSeeds, or errSeedLine for a *SeedError
+		strictErr error // nil, ErrNone, or errSeedLine for a *Error
 	}{
-		{"empty", "", 0, 0, ErrNoSeeds},
-		{"only comments", "# a\n\n   # b\n", 0, 0, ErrNoSeeds},
+		{"empty", "", 0, 0, ErrNone},
+		{"only comments", "# a\n\n   # b\n", 0, 0, ErrNone},
 		{"binary", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n", 0, 2, errSeedLine},
 		{"BOM and CRLF", "\ufeffhttps://a.example/x\r\nhttps://a.example/y\r\n", 2, 0, nil},
 		{"no final newline", "https://a.example/x", 1, 0, nil},
@@ -126,21 +126,21 @@ func TestSeedReaderEdgeFiles(t *testing.T) {
 				t.Errorf("got %d seeds (counted %d), %d skipped, err %v; want %d, %d, nil",
 					len(seeds), sr.Seeds(), sr.RejectedCount(), sr.Err(), tt.seeds, tt.skipped)
 			}
-			n, err := CheckSeeds("f", strings.NewReader(tt.in))
-			var se *SeedError
+			n, err := Check("f", strings.NewReader(tt.in))
+			var se *Error
 			switch {
 			case tt.strictErr == errSeedLine && !errors.As(err, &se):
-				t.Errorf("CheckSeeds = %v, want a *SeedError", err)
+				t.Errorf("Check = %v, want a *Error", err)
 			case tt.strictErr != errSeedLine && !errors.Is(err, tt.strictErr):
-				t.Errorf("CheckSeeds = %v, want %v", err, tt.strictErr)
+				t.Errorf("Check = %v, want %v", err, tt.strictErr)
 			case err == nil && n != tt.seeds:
-				t.Errorf("CheckSeeds counted %d seeds, want %d", n, tt.seeds)
+				t.Errorf("Check counted %d seeds, want %d", n, tt.seeds)
 			}
 		})
 	}
 }
 
-var errSeedLine = errors.New("a *SeedError")
+var errSeedLine = errors.New("a *seeds.Error")
 
 // TestSeedReaderKeepsTheFirstRejectedLines: a file of many bad lines
 // costs MaxRejectedKept of them in memory, and all are counted and told.
@@ -158,7 +158,7 @@ func TestSeedReaderKeepsTheFirstRejectedLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text := strings.Repeat("example.org/noscheme\n", tt.bad) + "https://a.example/\n"
-			sr := NewSeedReader("seeds.txt", strings.NewReader(text))
+			sr := NewReader("seeds.txt", strings.NewReader(text))
 			told := 0
 			sr.OnReject = func(Rejected) { told++ }
 			var seeds []Seed
@@ -180,8 +180,8 @@ func TestSeedReaderKeepsTheFirstRejectedLines(t *testing.T) {
 }
 
 // readAll reads every seed of text, as a run does a batch at a time.
-func readAll(name, text string) ([]Seed, *SeedReader) {
-	sr := NewSeedReader(name, strings.NewReader(text))
+func readAll(name, text string) ([]Seed, *Reader) {
+	sr := NewReader(name, strings.NewReader(text))
 	var seeds []Seed
 	for {
 		s, ok := sr.Next()

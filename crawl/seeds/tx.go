@@ -1,4 +1,4 @@
-package crawl
+package seeds
 
 import (
 	"slices"

@@ -1,4 +1,7 @@
-package crawl
+// Package seeds decides which lines of a seed source are seeds (and why
+// the others are skipped) and loads them into a job's frontier a batch at
+// a time, unless the seed file is unchanged since the frontier took it in.
+package seeds
 
 import (
 	"bufio"
@@ -33,25 +36,25 @@ type Rejected struct {
 
 func (r Rejected) String() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
 
-// SeedError is a bad seed line that failed a --strict read.
-type SeedError struct{ Rejected }
+// Error is a bad seed line that failed a --strict read.
+type Error struct{ Rejected }
 
-func (e *SeedError) Error() string { return e.Rejected.String() + " (--strict)" }
+func (e *Error) Error() string { return e.Rejected.String() + " (--strict)" }
 
-// ErrNoSeeds is returned when no line of a seed source is a valid seed.
-var ErrNoSeeds = errors.New("no valid seed")
+// ErrNone is returned when no line of a seed source is a valid seed.
+var ErrNone = errors.New("no valid seed")
 
-// MaxRejectedKept is how many skipped seed lines a SeedReader keeps for
+// MaxRejectedKept is how many skipped seed lines a Reader keeps for
 // the report; it counts the others.
 const MaxRejectedKept = 1000
 
-// SeedReader reads a seed file one line at a time: one URL per line, an
+// Reader reads a seed file one line at a time: one URL per line, an
 // optional integer priority after it, blank lines and # comments ignored.
 // Next returns the valid seeds, normalised; bad lines are skipped, counted,
 // passed to OnReject and the first MaxRejectedKept kept. It holds one line
 // at a time, whatever the size of the file, and never dedups: the frontier
 // keeps a URL once, at its first line.
-type SeedReader struct {
+type Reader struct {
 	OnReject func(Rejected) // told of every skipped line; nil: not told
 
 	name     string
@@ -65,14 +68,14 @@ type SeedReader struct {
 	parsed   *url.URL // the URL of the seed Next returned last, parsed; nil if not
 }
 
-// NewSeedReader returns a reader of the seed file r, which messages call name.
-func NewSeedReader(name string, r io.Reader) *SeedReader {
-	return &SeedReader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+// NewReader returns a reader of the seed file r, which messages call name.
+func NewReader(name string, r io.Reader) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
 // Next returns the next valid seed; false at the end of the file or on a
 // read error (Err says which).
-func (sr *SeedReader) Next() (Seed, bool) {
+func (sr *Reader) Next() (Seed, bool) {
 	for !sr.done {
 		n := sr.line + 1
 		line, tooLong, err := readLine(sr.br)
@@ -107,7 +110,7 @@ func (sr *SeedReader) Next() (Seed, bool) {
 // reject counts a skipped line and keeps it while there is room. A
 // rejected line is shown, logged and stored: without the credentials it
 // may carry.
-func (sr *SeedReader) reject(rj Rejected) {
+func (sr *Reader) reject(rj Rejected) {
 	rj.Text, rj.Reason = urls.Clip(urls.Redact(rj.Text), 200), urls.Redact(rj.Reason)
 	sr.nrej++
 	if len(sr.rejected) < MaxRejectedKept {
@@ -119,22 +122,22 @@ func (sr *SeedReader) reject(rj Rejected) {
 }
 
 // Err returns the read error that ended Next, if any.
-func (sr *SeedReader) Err() error { return sr.err }
+func (sr *Reader) Err() error { return sr.err }
 
 // Seeds returns how many valid seed lines Next returned.
-func (sr *SeedReader) Seeds() int { return sr.seeds }
+func (sr *Reader) Seeds() int { return sr.seeds }
 
 // Rejected returns the first MaxRejectedKept lines skipped.
-func (sr *SeedReader) Rejected() []Rejected { return sr.rejected }
+func (sr *Reader) Rejected() []Rejected { return sr.rejected }
 
 // RejectedCount returns how many lines were skipped.
-func (sr *SeedReader) RejectedCount() int { return sr.nrej }
+func (sr *Reader) RejectedCount() int { return sr.nrej }
 
-// CheckSeeds reads a whole seed file as --strict wants it: the first bad
-// line fails it (a *SeedError), and so does a file without a valid seed
-// (ErrNoSeeds). It returns how many valid seed lines the file has.
-func CheckSeeds(name string, r io.Reader) (int, error) {
-	sr := NewSeedReader(name, r)
+// Check reads a whole seed file as --strict wants it: the first bad
+// line fails it (a *Error), and so does a file without a valid seed
+// (ErrNone). It returns how many valid seed lines the file has.
+func Check(name string, r io.Reader) (int, error) {
+	sr := NewReader(name, r)
 	var bad *Rejected
 	sr.OnReject = func(rj Rejected) {
 		if bad == nil {
@@ -148,11 +151,11 @@ func CheckSeeds(name string, r io.Reader) (int, error) {
 	}
 	switch {
 	case bad != nil:
-		return sr.Seeds(), &SeedError{*bad}
+		return sr.Seeds(), &Error{*bad}
 	case sr.Err() != nil:
 		return sr.Seeds(), sr.Err()
 	case sr.Seeds() == 0:
-		return 0, fmt.Errorf("read seeds %s: %w", name, ErrNoSeeds)
+		return 0, fmt.Errorf("read seeds %s: %w", name, ErrNone)
 	}
 	return sr.Seeds(), nil
 }

@@ -1,17 +1,19 @@
-package crawl
+package seeds
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -37,6 +39,14 @@ func (g *genSeeds) Read(p []byte) (int, error) {
 	g.read += int64(k)
 	return k, nil
 }
+
+// origins is the Origins of a crawl's dial policy in these tests: each
+// seed's origin as the dial policy keys it, as the database keeps it.
+type origins map[string]bool
+
+func (o origins) Add(u *url.URL)   { o[fetch.OriginOf(u).String()] = true }
+func (o origins) AddKept(s string) { o[s] = true }
+func (o origins) List() []string   { return slices.Sorted(maps.Keys(o)) }
 
 // enqueueSpy records each Enqueue: its size and how much of the seed file
 // had been read by then.
@@ -85,12 +95,13 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 	defer db.Close()
 	gen := &genSeeds{n: lines, line: line}
 	spy := &enqueueSpy{Store: db, src: gen}
-	l := &seedLoad{job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[fetch.Origin]bool{}, sr: NewSeedReader("gen", gen)}
+	seen := origins{}
+	l := &Loader{Job: "j", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Origins: seen, sr: NewReader("gen", gen)}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.load(ctx, spy, time.Now(), func() error { return nil }); err != nil {
+	if err := l.Load(ctx, spy, time.Now(), func() error { return nil }); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	lineLen := int64(0)
@@ -117,39 +128,7 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 	if err != nil || e.Priority != 5 {
 		t.Errorf("entry of a repeated URL: priority %d (%v), want 5 (its first line)", e.Priority, err)
 	}
-	if len(l.origins) != 200 {
-		t.Errorf("%d origins, want 200", len(l.origins))
-	}
-}
-
-// TestOriginsRoundTrip: the origins the database keeps read back as the
-// ones collected, IPv6 literals included.
-func TestOriginsRoundTrip(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, url, want string
-	}{
-		{"http, default port", "http://127.0.0.1/", "http://127.0.0.1:80"},
-		{"https, default port", "https://a.example/x", "https://a.example:443"},
-		{"explicit port", "http://a.example:8080/", "http://a.example:8080"},
-		{"IPv6", "http://[::1]:9/", "http://[::1]:9"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o := fetch.OriginOf(urls.Must(tt.url))
-			got := originList(map[fetch.Origin]bool{o: true})
-			if len(got) != 1 || got[0] != tt.want {
-				t.Fatalf("originList = %q, want %q", got, tt.want)
-			}
-			back, ok := parseOrigin(got[0])
-			if !ok || back != o {
-				t.Errorf("parseOrigin(%q) = %+v, %v; want %+v", got[0], back, ok, o)
-			}
-		})
-	}
-	for _, bad := range []string{"", "http://", "a.example:80", "http://a.example"} {
-		if o, ok := parseOrigin(bad); ok {
-			t.Errorf("parseOrigin(%q) = %+v, want not ok", bad, o)
-		}
+	if len(seen) != 200 {
+		t.Errorf("%d origins, want 200", len(seen))
 	}
 }

@@ -1,4 +1,4 @@
-package crawl
+package seeds
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
@@ -63,7 +64,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 	defer db.Close()
 	spy := &txSpy{DB: db}
 	gen := &genSeeds{n: lines, line: func(i int) string { return fmt.Sprintf("http://h%d.example/p/%d", i%7, i) }}
-	l := &seedLoad{size: size, job: "j", log: slog.New(slog.NewTextHandler(io.Discard, nil)), origins: map[fetch.Origin]bool{}, sr: NewSeedReader("gen", gen)}
+	l := &Loader{size: size, Job: "j", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Origins: origins{}, sr: NewReader("gen", gen)}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 		}
 		return nil
 	}
-	if err := l.load(ctx, spy, time.Now(), beat); err != nil {
+	if err := l.Load(ctx, spy, time.Now(), beat); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	if spy.outsideTx != 0 || len(spy.perTx) != 2 || spy.perTx[0] != seedTxBatches || spy.perTx[1] != batches-seedTxBatches {
@@ -101,7 +102,7 @@ func TestSeedParsedMatchesItsURL(t *testing.T) {
 		"http://xn--bcher-kva.example/b%C3%BCcher#frag\n" +
 		"not a url\n" +
 		"http://127.0.0.1:9/./p//q?\n"
-	sr := NewSeedReader("t", strings.NewReader(lines))
+	sr := NewReader("t", strings.NewReader(lines))
 	n := 0
 	for s, ok := sr.Next(); ok; s, ok = sr.Next() {
 		n++
@@ -111,7 +112,7 @@ func TestSeedParsedMatchesItsURL(t *testing.T) {
 		}
 		u, err := url.Parse(s.URL)
 		if err != nil || p.String() != s.URL || fetch.OriginOf(p) != fetch.OriginOf(u) ||
-			urls.Host(p) != urls.Host(u) || p.Path != u.Path || IsSitemapSeed(p) != IsSitemapSeed(u) {
+			urls.Host(p) != urls.Host(u) || p.Path != u.Path || sitemap.Named(p) != sitemap.Named(u) {
 			t.Errorf("seed %q comes with %#v, its URL parses as %#v (%v)", s.URL, p, u, err)
 		}
 	}

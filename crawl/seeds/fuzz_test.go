@@ -1,4 +1,4 @@
-package crawl
+package seeds
 
 import (
 	"errors"
@@ -8,22 +8,22 @@ import (
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
-// The seed corpora of these targets live in testdata/fuzz/FuzzXxx and run
-// as ordinary tests; `make fuzz` runs each target for a while.
+// The seed corpus of FuzzReadSeeds lives in testdata/fuzz/FuzzReadSeeds
+// and runs as an ordinary test; `make fuzz` runs the target for a while.
 
 func FuzzReadSeeds(f *testing.F) {
 	f.Add([]byte("https://example.org/a 5\n# comment\n\nftp://x/\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, _ bool) { // the flag of older corpora: both ways are checked
 		seeds, sr := readAll("f", string(data))
-		n, err := CheckSeeds("f", strings.NewReader(string(data)))
-		var se *SeedError
+		n, err := Check("f", strings.NewReader(string(data)))
+		var se *Error
 		switch {
 		case err == nil && (n == 0 || n != len(seeds) || sr.RejectedCount() != 0):
-			t.Fatalf("CheckSeeds = %d, nil; the reader read %d seeds and skipped %d lines", n, len(seeds), sr.RejectedCount())
-		case err != nil && !errors.Is(err, ErrNoSeeds) && !errors.As(err, &se):
+			t.Fatalf("Check = %d, nil; the reader read %d seeds and skipped %d lines", n, len(seeds), sr.RejectedCount())
+		case err != nil && !errors.Is(err, ErrNone) && !errors.As(err, &se):
 			t.Fatalf("unexpected error %v", err)
 		case errors.As(err, &se) && (sr.RejectedCount() == 0 || se.Rejected != sr.Rejected()[0]):
-			t.Fatalf("CheckSeeds failed on %+v, the reader's first skipped line is %v", se.Rejected, sr.Rejected())
+			t.Fatalf("Check failed on %+v, the reader's first skipped line is %v", se.Rejected, sr.Rejected())
 		}
 		lines := strings.Count(string(data), "\n") + 1
 		last := 0
