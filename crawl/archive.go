@@ -12,6 +12,8 @@ import (
 	"path"
 	"sort"
 	"strconv"
+
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 // The output folder is an archive across runs. Each run writes its
@@ -190,7 +192,7 @@ func writeLine(w *bufio.Writer, line []byte) error {
 // writeReports writes a run's report.json and report.html into its own
 // folder, runs/RUN, and again at the top of the output folder, where they
 // are the latest run's.
-func (o *outDir) writeReports(id int64, data []byte, rep *Report) error {
+func (o *outDir) writeReports(id int64, data []byte, rep *report.Report) error {
 	for _, dir := range []string{runDir(id), ""} {
 		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
 			_, err := w.Write(append(data, '\n'))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -23,15 +24,9 @@ type Seed struct {
 	Line     int
 }
 
-// Rejected is a seed line that was skipped, with why.
-type Rejected struct {
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Text   string `json:"text"`
-	Reason string `json:"reason"`
-}
-
-func (r Rejected) String() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
+// Rejected is a seed line that was skipped, with why; the run's report
+// lists the first ones.
+type Rejected = report.Rejected
 
 // SeedError is a bad seed line that failed a --strict read.
 type SeedError struct{ Rejected }

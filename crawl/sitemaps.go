@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -53,8 +54,8 @@ type sitemapRun struct {
 	seeds     map[origin]bool // the seeds' origins
 	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
 	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
-	byURL     map[string]*SitemapStats
-	order     []*SitemapStats
+	byURL     map[string]*report.SitemapStats
+	order     []*report.SitemapStats
 	listedBy  map[string]string // page URL -> the sitemap that listed it, this run
 }
 
@@ -64,7 +65,7 @@ func newSitemapRun(c *crawler, seeds map[origin]bool) *sitemapRun {
 	return &sitemapRun{job: c.cfg.Job, scope: c.cfg.Scope, clock: c.clock, log: c.log,
 		ledger: c.ledger, hosts: c.hosts, out: c.out,
 		seeds: seeds, robotsFor: map[string]bool{},
-		byURL: map[string]*SitemapStats{}, listedBy: map[string]string{}}
+		byURL: map[string]*report.SitemapStats{}, listedBy: map[string]string{}}
 }
 
 // isSeedHost reports whether key is a seed's host, once the seeds are in.
@@ -79,11 +80,11 @@ func (m *sitemapRun) isSeedHost(key string) bool {
 }
 
 // stats returns the statistics of sitemap u, made on first use.
-func (m *sitemapRun) stats(u, from string) *SitemapStats {
+func (m *sitemapRun) stats(u, from string) *report.SitemapStats {
 	if s := m.byURL[u]; s != nil {
 		return s
 	}
-	s := &SitemapStats{URL: u, From: from}
+	s := &report.SitemapStats{URL: u, From: from}
 	m.byURL[u] = s
 	m.order = append(m.order, s)
 	return s
