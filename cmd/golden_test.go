@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
@@ -123,13 +123,13 @@ func buildFixture(path string) error {
 
 // fixtureRuns are the runs of the fixture, oldest first; a zero End is a
 // run that never ended.
-func fixtureRuns() []*crawl.Report {
+func fixtureRuns() []*report.Report {
 	start1 := fixedNow.Add(-26 * time.Hour)
-	first := &crawl.Report{
+	first := &report.Report{
 		Job: "nightly", Start: start1, End: start1.Add(2*time.Minute + 5*time.Second), DurationS: 125,
 		StopReason: "done", OutDir: "/srv/crawl/nightly",
-		Totals: crawl.Totals{Requests: 42, Done: 40, Excluded: 1, Bytes: 512 << 10},
-		Hosts: []*crawl.HostStats{
+		Totals: report.Totals{Requests: 42, Done: 40, Excluded: 1, Bytes: 512 << 10},
+		Hosts: []*report.HostStats{
 			{Host: "api.example.org", Requests: 21, S2xx: 21, P50MS: 110, P95MS: 180, MaxMS: 200,
 				DelayStartS: 3, DelayEndS: 0.5, StoredEndS: 0.5, DelayMaxS: 3, FloorS: 0.5, FloorSource: "default",
 				Robots: "parsed (200)", Stopped: "done"},
@@ -140,11 +140,11 @@ func fixtureRuns() []*crawl.Report {
 		Frontier: map[string]int{"done": 40, "excluded": 1, "dead": 1},
 	}
 	start2 := fixedNow.Add(-2 * time.Hour)
-	second := &crawl.Report{
+	second := &report.Report{
 		Job: "nightly", Start: start2, End: start2.Add(50 * time.Minute), DurationS: 3000, ExitCode: 1,
 		StopReason: "stopped by max-duration", BudgetsBound: []string{"max-duration", "retry-budget"}, OutDir: "/srv/crawl/nightly",
-		Totals: crawl.Totals{Requests: 311, Done: 240, NotModified: 38, Excluded: 1, Dead: 7, Waiting: 25, Retries: 12, Throttled: 9, Bytes: 14 << 20},
-		Hosts: []*crawl.HostStats{
+		Totals: report.Totals{Requests: 311, Done: 240, NotModified: 38, Excluded: 1, Dead: 7, Waiting: 25, Retries: 12, Throttled: 9, Bytes: 14 << 20},
+		Hosts: []*report.HostStats{
 			{Host: "api.example.org", Requests: 130, S2xx: 110, S304: 10, S429: 8, S5xx: 1, S503: 1, Retries: 9, P50MS: 120, P95MS: 480, MaxMS: 950,
 				DelayStartS: 0.5, StoredStartS: 0.5, DelayMaxS: 36, DelayEndS: 12, StoredEndS: 12, FloorS: 0.5, FloorSource: "default",
 				WaitS: 2900, RetryAfters: 9, Robots: "parsed (200)", Stopped: "done"},
@@ -164,10 +164,10 @@ func fixtureRuns() []*crawl.Report {
 		Frontier: map[string]int{"done": 240, "not_modified": 38, "excluded": 1, "dead": 7, "queued": 25},
 	}
 	for i := range 7 {
-		second.Dead = append(second.Dead, crawl.DeadURL{URL: fmt.Sprintf("https://slow.example.net/item/%d", i), Reason: "timeout", Attempts: 5})
+		second.Dead = append(second.Dead, report.DeadURL{URL: fmt.Sprintf("https://slow.example.net/item/%d", i), Reason: "timeout", Attempts: 5})
 	}
-	third := &crawl.Report{Job: "docs", Start: fixedNow.Add(-3 * time.Minute)}
-	return []*crawl.Report{first, second, third}
+	third := &report.Report{Job: "docs", Start: fixedNow.Add(-3 * time.Minute)}
+	return []*report.Report{first, second, third}
 }
 
 // openFixture opens a copy of the fixture database, built again first

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 // progress draws the crawl's progress bar on stderr, when it is on, and
@@ -83,12 +84,12 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 	eta := "ETA -"
 	if s.Done > 0 && s.Total > s.Done {
 		left := time.Duration(float64(s.Elapsed) / float64(s.Done) * float64(s.Total-s.Done))
-		eta = "ETA " + crawl.HumanDuration(left.Seconds())
+		eta = "ETA " + report.HumanDuration(left.Seconds())
 	} else if s.Total > 0 && s.Done >= s.Total {
 		eta = "finishing"
 	}
 	if p.ended {
-		eta = "took " + crawl.HumanDuration(s.Elapsed.Seconds())
+		eta = "took " + report.HumanDuration(s.Elapsed.Seconds())
 	}
 	long := fmt.Sprintf("%d/%d URLs, %.1f req/s, %d %s active, %d backing off, %d x 429/503, %s",
 		s.Done, s.Total, s.Rate, s.HostsActive, plural(s.HostsActive, "host", "hosts"), s.HostsBackingOff, s.Throttled, eta)
@@ -108,7 +109,7 @@ func (p *progress) layout(s crawl.Progress) (string, int) {
 
 // finish draws the run's final counts from its report and leaves that
 // last frame on its own line, above the summary.
-func (p *progress) finish(rep *crawl.Report) {
+func (p *progress) finish(rep *report.Report) {
 	if !p.on {
 		return
 	}

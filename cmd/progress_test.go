@@ -14,6 +14,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 func TestProgressLayout(t *testing.T) {
@@ -92,7 +93,7 @@ func TestLogLinesAboveBar(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	p.finish(&crawl.Report{DurationS: 10, Totals: crawl.Totals{Requests: 50, Done: 47, NotModified: 2, Dead: 1}})
+	p.finish(&report.Report{DurationS: 10, Totals: report.Totals{Requests: 50, Done: 47, NotModified: 2, Dead: 1}})
 
 	seen := map[string]bool{}
 	lines := strings.Split(out.String(), "\n")
@@ -129,16 +130,16 @@ func TestProgressTotalNeverShrinks(t *testing.T) {
 	tests := []struct {
 		name  string
 		snaps []crawl.Progress
-		final *crawl.Report
+		final *report.Report
 		want  string // the last frame's counts
 	}{
 		{"total goes down", []crawl.Progress{{Done: 0, Total: 6}, {Done: 0, Total: 3}, {Done: 1, Total: 3}}, nil, "1/6 URLs"},
 		{"done above total", []crawl.Progress{{Done: 4, Total: 2}}, nil, "4/4 URLs"},
 		{"final counts from the report", []crawl.Progress{{Done: 0, Total: 3}},
-			&crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 2, Excluded: 1}}, "3/3 URLs"},
+			&report.Report{DurationS: 1, Totals: report.Totals{Done: 2, Excluded: 1}}, "3/3 URLs"},
 		{"a run that left URLs waiting", []crawl.Progress{{Done: 2, Total: 9}},
-			&crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 4, Waiting: 5}}, "4/9 URLs"},
-		{"final frame without any snapshot", nil, &crawl.Report{DurationS: 1, Totals: crawl.Totals{Done: 3}}, "3/3 URLs"},
+			&report.Report{DurationS: 1, Totals: report.Totals{Done: 4, Waiting: 5}}, "4/9 URLs"},
+		{"final frame without any snapshot", nil, &report.Report{DurationS: 1, Totals: report.Totals{Done: 3}}, "3/3 URLs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -72,7 +72,7 @@ func runReport(w io.Writer, db reportDB, o *reportOptions) error {
 	if len(run.Report) == 0 {
 		return fmt.Errorf("run %d of job %s has no report: it is still running, or it died before writing one", run.ID, run.Job)
 	}
-	var rep crawl.Report
+	var rep report.Report
 	if err := json.Unmarshal(run.Report, &rep); err != nil {
 		return fmt.Errorf("read the report of run %d: %w", run.ID, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -68,7 +68,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if err := runReport(&out, db, &reportOptions{Run: "2", JSON: true}); err != nil {
 		t.Fatal(err)
 	}
-	var got crawl.Report
+	var got report.Report
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("report --json: %v", err)
 	}

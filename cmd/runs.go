@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -58,11 +58,11 @@ type runsDB interface {
 // and the counts of its report as numbers.
 type runJSON struct {
 	runRow
-	State        string        `json:"state"` // "ended", "running" or "died"
-	Stop         string        `json:"stop,omitempty"`
-	Totals       *crawl.Totals `json:"totals,omitempty"`
-	BudgetsBound []string      `json:"budgets_bound,omitempty"`
-	Unreachable  []string      `json:"unreachable,omitempty"` // hosts no request reached
+	State        string         `json:"state"` // "ended", "running" or "died"
+	Stop         string         `json:"stop,omitempty"`
+	Totals       *report.Totals `json:"totals,omitempty"`
+	BudgetsBound []string       `json:"budgets_bound,omitempty"`
+	Unreachable  []string       `json:"unreachable,omitempty"` // hosts no request reached
 }
 
 // runsJSON adds to each run what its report says, read from db when it
@@ -85,7 +85,7 @@ func runsJSON(db runsDB, rs []runRow) ([]runJSON, error) {
 			if err != nil {
 				return nil, err
 			}
-			var rep crawl.Report
+			var rep report.Report
 			if json.Unmarshal(full.Report, &rep) == nil {
 				j.Stop, j.Totals, j.BudgetsBound = rep.Stop, &rep.Totals, rep.BudgetsBound
 				for _, h := range rep.Unreachable() {
@@ -164,10 +164,10 @@ func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Locat
 	}
 	fmt.Fprintln(tw, "RUN\tJOB\tSTARTED\tTOOK\tEXIT\tSUMMARY")
 	for _, r := range rs {
-		took, exit, sum := crawl.HumanDuration(r.DurationS), fmt.Sprint(r.ExitCode), r.Summary
+		took, exit, sum := report.HumanDuration(r.DurationS), fmt.Sprint(r.ExitCode), r.Summary
 		switch {
 		case r.Died:
-			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+crawl.HumanDuration(store.LockStale.Seconds())+")"
+			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+report.HumanDuration(store.LockStale.Seconds())+")"
 		case r.Ended.IsZero():
 			took, exit, sum = "-", "-", "running"
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/store"
@@ -169,7 +169,7 @@ func lastRunOf(db statusDB, host string) (*runStory, error) {
 		if err != nil {
 			return nil, err
 		}
-		var rep crawl.Report
+		var rep report.Report
 		if len(full.Report) == 0 || json.Unmarshal(full.Report, &rep) != nil {
 			continue // a run that saved no report, or one this polite cannot read
 		}
@@ -182,7 +182,7 @@ func lastRunOf(db statusDB, host string) (*runStory, error) {
 	return nil, nil
 }
 
-func runStoryOf(r store.Run, start time.Time, h *crawl.HostStats) *runStory {
+func runStoryOf(r store.Run, start time.Time, h *report.HostStats) *runStory {
 	rs := &runStory{
 		ID: r.ID, Job: r.Job, Start: r.StartedAt.UTC(), End: r.EndedAt.UTC(), Requests: h.Requests,
 		S429: h.S429, S503: h.S503, Errors: h.Errors,

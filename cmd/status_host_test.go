@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -44,9 +44,9 @@ func storyDB(t *testing.T) *store.DB {
 		t.Fatal(err)
 	}
 	start := ago(40 * time.Minute)
-	h := &crawl.HostStats{Host: "bucket.example.org", Requests: 9, S2xx: 6, S429: 1, Errors: 1,
+	h := &report.HostStats{Host: "bucket.example.org", Requests: 9, S2xx: 6, S429: 1, Errors: 1,
 		DelayStartS: 3, DelayMaxS: 2.15, DelayEndS: 2.15, FloorS: 1, FloorSource: "crawl-delay", Robots: "parsed (200)", Stopped: "deferred: Retry-After beyond --max-retry-after",
-		Timeline: []crawl.Point{
+		Timeline: []report.Point{
 			{AtS: 6, DelayS: 1, LatencyMS: 80, Status: 200},
 			{AtS: 7, DelayS: 1, LatencyMS: 85, Status: 200},
 			{AtS: 8.2, DelayS: 1.5, LatencyMS: 400, Status: 200},
@@ -55,12 +55,12 @@ func storyDB(t *testing.T) *store.DB {
 			{AtS: 13.4, DelayS: 2.15, Status: 0},
 			{AtS: 15.6, DelayS: 2.1, LatencyMS: 90, Status: 200},
 		},
-		Holds: []crawl.HoldMark{{Kind: crawl.HoldMarkRobotsRetry, AtS: 0.1, SpanS: 5.5}, {Kind: crawl.HoldMarkBreaker, AtS: 8.2, SpanS: 30}},
+		Holds: []report.HoldMark{{Kind: report.HoldMarkRobotsRetry, AtS: 0.1, SpanS: 5.5}, {Kind: report.HoldMarkBreaker, AtS: 8.2, SpanS: 30}},
 	}
-	calm := &crawl.HostStats{Host: "calm.example.net", Requests: 3, S2xx: 3, DelayStartS: 0.5, DelayMaxS: 0.5, DelayEndS: 0.5, Stopped: "done"}
-	for _, r := range []*crawl.Report{
-		{Job: "nightly", Start: start, End: start.Add(20 * time.Second), DurationS: 20, StopReason: "done", Hosts: []*crawl.HostStats{h}},
-		{Job: "calm", Start: ago(10 * time.Minute), End: ago(9 * time.Minute), DurationS: 60, StopReason: "done", Hosts: []*crawl.HostStats{calm}},
+	calm := &report.HostStats{Host: "calm.example.net", Requests: 3, S2xx: 3, DelayStartS: 0.5, DelayMaxS: 0.5, DelayEndS: 0.5, Stopped: "done"}
+	for _, r := range []*report.Report{
+		{Job: "nightly", Start: start, End: start.Add(20 * time.Second), DurationS: 20, StopReason: "done", Hosts: []*report.HostStats{h}},
+		{Job: "calm", Start: ago(10 * time.Minute), End: ago(9 * time.Minute), DurationS: 60, StopReason: "done", Hosts: []*report.HostStats{calm}},
 	} {
 		run, err := db.BeginRun(r.Job, r.Start)
 		if err != nil {

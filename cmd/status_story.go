@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -19,7 +19,7 @@ const storyLines = 15
 // signalsOf lists a host's signals in a run, in time order: refusals,
 // network errors, delays raised on answers that were not refusals, and the
 // pauses the report kept (breaker, robots.txt retry waits).
-func signalsOf(h *crawl.HostStats, start time.Time) []storySignal {
+func signalsOf(h *report.HostStats, start time.Time) []storySignal {
 	at := func(s float64) time.Time {
 		return start.Add(time.Duration(s * float64(time.Second))).UTC()
 	}
@@ -42,7 +42,7 @@ func signalsOf(h *crawl.HostStats, start time.Time) []storySignal {
 	}
 	for _, m := range h.Holds {
 		kind := SignalRobotsRetry
-		if m.Kind == crawl.HoldMarkBreaker {
+		if m.Kind == report.HoldMarkBreaker {
 			kind = SignalBreaker
 		}
 		sigs = append(sigs, storySignal{At: at(m.AtS), AtS: m.AtS, Kind: kind, SpanS: m.SpanS})
@@ -60,7 +60,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", s.Host)
-	fmt.Fprintf(tw, "  next delay\t%s\n", crawl.HumanSeconds(s.NextDelayS)+", "+delayWhy(s.hostStatus, now))
+	fmt.Fprintf(tw, "  next delay\t%s\n", report.HumanSeconds(s.NextDelayS)+", "+delayWhy(s.hostStatus, now))
 	fmt.Fprintf(tw, "  learned\t%s\n", learnedStory(s.Learned))
 	fmt.Fprintf(tw, "  hold\t%s\n", holdStory(s.Hold, now))
 	fmt.Fprintf(tw, "  floor\t%s\n", floorStory(s))
@@ -83,7 +83,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 		r.Start.In(loc).Format("2006-01-02 15:04 MST"), ended)
 	fmt.Fprintf(w, "  %d %s: %d x 429, %d x 503, %d network %s; delay %s -> %s -> %s; robots.txt %s; stopped: %s\n",
 		r.Requests, plural(r.Requests, "request", "requests"), r.S429, r.S503, r.Errors, plural(r.Errors, "error", "errors"),
-		crawl.HumanSeconds(r.DelayStartS), crawl.HumanSeconds(r.DelayMaxS), crawl.HumanSeconds(r.DelayEndS), or(r.Robots, "-"), or(r.Stopped, "-"))
+		report.HumanSeconds(r.DelayStartS), report.HumanSeconds(r.DelayMaxS), report.HumanSeconds(r.DelayEndS), or(r.Robots, "-"), or(r.Stopped, "-"))
 	if len(r.Signals) == 0 {
 		_, err := fmt.Fprintln(w, "  no signals: no refusal, no network error, no pause, no delay raised")
 		return err
@@ -95,7 +95,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 			fmt.Fprintf(tw, "    ... and %d more (--json lists them all)\n", len(r.Signals)-storyLines)
 			break
 		}
-		fmt.Fprintf(tw, "    %s\t+%s\t%s\t%s\n", g.At.In(loc).Format("15:04:05"), crawl.HumanDuration(g.AtS), signalWhat(g), signalDetail(g))
+		fmt.Fprintf(tw, "    %s\t+%s\t%s\t%s\n", g.At.In(loc).Format("15:04:05"), report.HumanDuration(g.AtS), signalWhat(g), signalDetail(g))
 	}
 	return tw.Flush()
 }
@@ -105,7 +105,7 @@ func delayWhy(r hostStatus, now time.Time) string {
 	hl := shortDuration(time.Duration(r.HalfLifeS * float64(time.Second)))
 	set := ""
 	if !r.SetAt.IsZero() {
-		set = fmt.Sprintf("%s set %s", crawl.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)))
+		set = fmt.Sprintf("%s set %s", report.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)))
 		switch {
 		case r.LastSignal == "":
 		case r.LastSignal[0] >= '0' && r.LastSignal[0] <= '9':
@@ -138,7 +138,7 @@ func learnedStory(l *learnedStatus) string {
 	}
 	s := learnedCell(l) + ", ages with half-life " + hl
 	if !l.AgedAway {
-		s += "; a run with the backoff decayed starts at " + crawl.HumanSeconds(l.StartS)
+		s += "; a run with the backoff decayed starts at " + report.HumanSeconds(l.StartS)
 	}
 	return s
 }
@@ -164,9 +164,9 @@ func floorStory(s hostStory) string {
 	case pace.FloorRateLimit:
 		src = "the host's RateLimit headers"
 	}
-	out := fmt.Sprintf("%s (%s)", crawl.HumanSeconds(s.FloorS), src)
+	out := fmt.Sprintf("%s (%s)", report.HumanSeconds(s.FloorS), src)
 	if pace.FloorSource(s.FloorSource) != pace.FloorDefault && s.DefaultFloorS > 0 {
-		out += fmt.Sprintf("; --floor %s", crawl.HumanSeconds(s.DefaultFloorS))
+		out += fmt.Sprintf("; --floor %s", report.HumanSeconds(s.DefaultFloorS))
 	}
 	return out
 }
@@ -175,7 +175,7 @@ func robotsStoryText(r *robotsStory, now time.Time) string {
 	if r == nil {
 		return "no copy cached"
 	}
-	s := fmt.Sprintf("%d, %s (%s), fetched %s", r.Status, r.Access, crawl.HumanBytes(int64(r.Bytes)), ago(now.Sub(r.FetchedAt)))
+	s := fmt.Sprintf("%d, %s (%s), fetched %s", r.Status, r.Access, report.HumanBytes(int64(r.Bytes)), ago(now.Sub(r.FetchedAt)))
 	if !r.Expires.IsZero() {
 		if d := r.Expires.Sub(now); d > 0 {
 			s += ", fresh for " + in(d)
@@ -192,10 +192,10 @@ func robotsStoryText(r *robotsStory, now time.Time) string {
 	s += fmt.Sprintf("; group %q for %s", r.Group, storyAgent)
 	var pace []string
 	if r.CrawlDelayS > 0 {
-		pace = append(pace, "Crawl-delay "+crawl.HumanSeconds(r.CrawlDelayS))
+		pace = append(pace, "Crawl-delay "+report.HumanSeconds(r.CrawlDelayS))
 	}
 	if r.RequestGapS > 0 {
-		pace = append(pace, "Request-rate one per "+crawl.HumanSeconds(r.RequestGapS))
+		pace = append(pace, "Request-rate one per "+report.HumanSeconds(r.RequestGapS))
 	}
 	if len(pace) == 0 {
 		return s + ", no Crawl-delay or Request-rate"
@@ -219,11 +219,11 @@ func signalWhat(g storySignal) string {
 
 func signalDetail(g storySignal) string {
 	if g.SpanS > 0 {
-		return "for " + crawl.HumanDuration(g.SpanS)
+		return "for " + report.HumanDuration(g.SpanS)
 	}
-	s := "delay " + crawl.HumanSeconds(g.DelayS)
+	s := "delay " + report.HumanSeconds(g.DelayS)
 	if g.RetryAfterS > 0 {
-		s += ", Retry-After " + crawl.HumanDuration(g.RetryAfterS)
+		s += ", Retry-After " + report.HumanDuration(g.RetryAfterS)
 	}
 	return s
 }

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 // writeHosts writes the host table of polite status.
@@ -25,7 +25,7 @@ func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, now time
 	fmt.Fprintln(tw, "HOST\tNEXT DELAY\tLEARNED\tFLOOR\tLAST SIGNAL\tHOLD\tTTFB BASELINE\tROBOTS.TXT")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%s\t%s\t%s\n",
-			r.Host, nextDelay(r, now), learnedCell(r.Learned), crawl.HumanSeconds(r.FloorS), r.FloorSource,
+			r.Host, nextDelay(r, now), learnedCell(r.Learned), report.HumanSeconds(r.FloorS), r.FloorSource,
 			signalCell(r, now), holdCell(r.Hold, now), baselineCell(r.BaselineMS), robotsCell(r))
 	}
 }
@@ -61,14 +61,14 @@ func nextDelay(r hostStatus, now time.Time) string {
 		basis = " floor"
 	}
 	if r.SetAt.IsZero() {
-		return crawl.HumanSeconds(r.NextDelayS) + basis
+		return report.HumanSeconds(r.NextDelayS) + basis
 	}
 	decayed := ""
 	if r.Decayed {
 		decayed = ", decayed"
 	}
-	return fmt.Sprintf("%s%s (from %s, set %s%s)", crawl.HumanSeconds(r.NextDelayS), basis,
-		crawl.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)), decayed)
+	return fmt.Sprintf("%s%s (from %s, set %s%s)", report.HumanSeconds(r.NextDelayS), basis,
+		report.HumanSeconds(r.StoredS), ago(now.Sub(r.SetAt)), decayed)
 }
 
 // learnedCell is "1.02s, 3h ago", "1.02s > 0.98s refused, 3h ago", or
@@ -81,11 +81,11 @@ func learnedCell(l *learnedStatus) string {
 	var what string
 	switch {
 	case l.SafeGapS > 0 && l.RefusedGapS > 0:
-		what = fmt.Sprintf("%s > %s refused", crawl.HumanSeconds(l.SafeGapS), crawl.HumanSeconds(l.RefusedGapS))
+		what = fmt.Sprintf("%s > %s refused", report.HumanSeconds(l.SafeGapS), report.HumanSeconds(l.RefusedGapS))
 	case l.SafeGapS > 0:
-		what = crawl.HumanSeconds(l.SafeGapS)
+		what = report.HumanSeconds(l.SafeGapS)
 	default:
-		what = crawl.HumanSeconds(l.RefusedGapS) + " refused"
+		what = report.HumanSeconds(l.RefusedGapS) + " refused"
 	}
 	if l.AgedAway {
 		return fmt.Sprintf("aged away (%s, %s)", what, age)

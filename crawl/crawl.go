@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
@@ -35,7 +36,7 @@ func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
 // and report.json under cfg.OutDir. It returns the run's report whenever the
 // run started, even when it also returns an error (interrupted, a write
 // failure). The lock error is the Store's (store.ErrLocked for store.DB).
-func Run(ctx context.Context, db Store, cfg Config) (*Report, error) {
+func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -259,7 +260,7 @@ func (c *crawler) closeWarc() error {
 
 // finish writes back what is pending, saves every host's pace state and
 // writes the report.
-func (c *crawler) finish(runErr error) (*Report, error) {
+func (c *crawler) finish(runErr error) (*report.Report, error) {
 	end := c.clock.Now()
 	var leaveErr error
 	for _, h := range c.hosts.byKey {
@@ -292,7 +293,7 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
-	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.summary(), data)
+	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, summary(rep), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
 }
@@ -302,20 +303,20 @@ func (c *crawler) finish(runErr error) (*Report, error) {
 func runStop(reason string) string {
 	switch reason {
 	case "interrupted":
-		return StopInterrupted
+		return report.StopInterrupted
 	case "error":
-		return StopError
+		return report.StopError
 	}
-	return StopBudget
+	return report.StopBudget
 }
 
 // summary is the report in one line, as the runs table keeps it.
-func (rep *Report) summary() string {
+func summary(rep *report.Report) string {
 	var sum strings.Builder
 	t := rep.Totals
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
 	if n := len(rep.Unreachable()); n > 0 {
-		fmt.Fprintf(&sum, ", %d %s unreachable", n, plural(n, "host", "hosts"))
+		fmt.Fprintf(&sum, ", %d %s unreachable", n, report.Plural(n, "host", "hosts"))
 	}
 	if len(rep.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
@@ -324,8 +325,8 @@ func (rep *Report) summary() string {
 }
 
 // report gathers the run's report at end.
-func (c *crawler) report(end time.Time) *Report {
-	rep := &Report{
+func (c *crawler) report(end time.Time) *report.Report {
+	rep := &report.Report{
 		RunID: c.run.ID, Job: c.cfg.Job, Start: c.start, End: end,
 		DurationS:    end.Sub(c.start).Seconds(),
 		StopReason:   c.stopReason,
@@ -341,7 +342,7 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	rep.Stop = runStop(c.stopReason)
 	if rep.StopReason == "" {
-		rep.StopReason, rep.Stop = "done", StopDone
+		rep.StopReason, rep.Stop = "done", report.StopDone
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
@@ -351,7 +352,7 @@ func (c *crawler) report(end time.Time) *Report {
 	}
 	for _, h := range c.hosts.sorted() {
 		s := h.stats
-		s.finish()
+		finishStats(s, h.latencies)
 		s.DelayEndS = secs(c.pacer.Delay(h.key, end))
 		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
 		f, src := c.pacer.Floor(h.key)

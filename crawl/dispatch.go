@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -61,7 +62,7 @@ func (sc *scheduler) budgetAllows(h *hostRun) bool {
 		return false
 	}
 	if sc.budget.hostSpent(h.requests) {
-		h.stop(holdResume, StopBudget, "max-per-host budget", time.Time{})
+		h.stop(holdResume, report.StopBudget, "max-per-host budget", time.Time{})
 		return false
 	}
 	return true

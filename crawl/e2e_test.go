@@ -17,6 +17,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -110,7 +111,7 @@ func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	}
 
 	// The report agrees with the origins' own counters.
-	byHost := map[string]*crawl.HostStats{}
+	byHost := map[string]*report.HostStats{}
 	for _, h := range rep.Hosts {
 		byHost[h.Host] = h
 	}
@@ -176,7 +177,7 @@ func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
 // host's delay one step and is kept as a success, not retried.
 func TestSlowDownPatternIsAMildCongestionSignal(t *testing.T) {
 	t.Parallel()
-	run := func(t *testing.T, pattern string) (*crawl.Report, crawltest.Stats) {
+	run := func(t *testing.T, pattern string) (*report.Report, crawltest.Stats) {
 		o, srv := serve(t, crawltest.Config{})
 		cfg := fastConfig(t, srv.URL+"/softblock", srv.URL+"/a", srv.URL+"/b")
 		re, err := crawl.CompileSlowDown(pattern)

@@ -3,7 +3,8 @@ package crawl
 import "errors"
 
 // The exit codes of polite, as the README documents them. A run's report
-// carries one (Report.ExitCode); the command exits with it.
+// carries one (report.Report.ExitCode) and says what it means
+// (report.ExitMeaning); the command exits with it.
 const (
 	ExitOK          = 0   // every URL fetched, unchanged or excluded by the site's rules
 	ExitFailure     = 1   // some URLs failed for good, a host was unreachable all run, or an error
@@ -14,29 +15,6 @@ const (
 	ExitBrokenPipe  = 141 // ended by SIGPIPE
 	ExitTerminated  = 143 // interrupted by SIGTERM
 )
-
-// ExitMeaning says what an exit code means, as the README does.
-func ExitMeaning(code int) string {
-	switch code {
-	case ExitOK:
-		return "every URL fetched, unchanged or excluded by the site's rules"
-	case ExitFailure:
-		return "some URLs failed for good, or a host was unreachable all run"
-	case ExitUsage:
-		return "usage or input error"
-	case ExitLocked:
-		return "another crawl held the database"
-	case ExitHangup:
-		return "ended by SIGHUP"
-	case ExitInterrupted:
-		return "interrupted by SIGINT"
-	case ExitBrokenPipe:
-		return "ended by SIGPIPE"
-	case ExitTerminated:
-		return "interrupted by SIGTERM"
-	}
-	return "unknown"
-}
 
 // exitCode is a finished run's exit code: the signal's for an interrupted
 // run, a failure for any other error or for dead URLs.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
@@ -51,10 +52,12 @@ func (k holdKind) leftover() frontier.State {
 // touches it.
 type hostRun struct {
 	key    string
-	stats  *HostStats
+	stats  *report.HostStats
 	queued int       // queued entries as last known
 	nextAt time.Time // earliest eligible time of those
 	buf    []frontier.Entry
+
+	latencies []time.Duration // its answers' times to first byte, for the report's percentiles
 
 	inflight int
 	requests int
@@ -95,14 +98,14 @@ func (h *hostRun) stopped(runStop string) (code, reason string) {
 	case h.hold.kind == holdRefused:
 		return h.hold.code, h.hold.reason
 	case h.stats.NeverAnswered():
-		return StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
-			plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
+		return report.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
+			report.Plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
 	case h.held():
 		return h.hold.code, h.hold.reason
 	case h.hasWork():
 		return runStop, "run ended with URLs waiting"
 	}
-	return StopDone, "done"
+	return report.StopDone, "done"
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.
@@ -127,10 +130,10 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
 			return false
 		}
-		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After until "+at, time.Time{})
+		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
 		c.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
-		h.stop(holdDeferred, StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
 		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
 		if c.cfg.MaxDuration <= 0 || !until.After(c.start.Add(c.cfg.MaxDuration)) {
@@ -139,7 +142,7 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
-		h.stop(holdResume, StopDeferred, "waiting: Retry-After beyond the end of the run", until)
+		h.stop(holdResume, report.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
 		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true

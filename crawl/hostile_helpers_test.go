@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -40,7 +41,7 @@ func jobEntries(t *testing.T, db *store.DB, job string) map[string]store.Entry {
 // runBounded runs a crawl, on a fake clock, that must end on its own well
 // within limit of the clock's time; a crawl that would wait on a hostile
 // header is cut at 10 s of wall time and fails.
-func runBounded(t *testing.T, db *store.DB, cfg crawl.Config, limit time.Duration) (*crawl.Report, error) {
+func runBounded(t *testing.T, db *store.DB, cfg crawl.Config, limit time.Duration) (*report.Report, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
 )
@@ -41,7 +42,7 @@ type hostileCase struct {
 	paths   []string
 	tune    func(*crawl.Config)
 	want    map[string]hostileWant
-	check   func(t *testing.T, rep *crawl.Report, seen *hits)
+	check   func(t *testing.T, rep *report.Report, seen *hits)
 }
 
 const mib = 1 << 20
@@ -102,7 +103,7 @@ func TestHostileBodies(t *testing.T) {
 			},
 			paths: []string{"/corrupt"},
 			want:  map[string]hostileWant{"/corrupt": {"dead", "bad-encoding"}},
-			check: func(t *testing.T, _ *crawl.Report, seen *hits) {
+			check: func(t *testing.T, _ *report.Report, seen *hits) {
 				if n := seen.get("/corrupt"); n != 1 {
 					t.Errorf("/corrupt requested %d times, want 1", n)
 				}
@@ -141,7 +142,7 @@ func TestHostileHeadersAndRedirects(t *testing.T) {
 			name:  "an endless redirect chain ends at the hop limit",
 			paths: []string{"/redirect/60?to=/end"},
 			want:  map[string]hostileWant{"/end": {"", ""}},
-			check: func(t *testing.T, _ *crawl.Report, seen *hits) {
+			check: func(t *testing.T, _ *report.Report, seen *hits) {
 				if got := seen.total() - seen.get("/robots.txt"); got > 11 {
 					t.Errorf("%d requests along the chain, want at most 11 (the seed and 10 hops)", got)
 				}
@@ -151,7 +152,7 @@ func TestHostileHeadersAndRedirects(t *testing.T) {
 			name:  "a redirect loop is fetched once round",
 			paths: []string{"/loop/a"},
 			want:  map[string]hostileWant{"/loop/a": {"done", ""}, "/loop/b": {"*", ""}},
-			check: func(t *testing.T, _ *crawl.Report, seen *hits) {
+			check: func(t *testing.T, _ *report.Report, seen *hits) {
 				if a, b := seen.get("/loop/a"), seen.get("/loop/b"); a != 1 || b != 1 {
 					t.Errorf("/loop/a requested %d times, /loop/b %d; want 1 each", a, b)
 				}
@@ -284,7 +285,7 @@ func TestHostileContent(t *testing.T) {
 				"/raw%EF%BF%BDnul": {"done", ""},
 				"/ok":              {"done", ""},
 			},
-			check: func(t *testing.T, rep *crawl.Report, seen *hits) {
+			check: func(t *testing.T, rep *report.Report, seen *hits) {
 				for _, p := range []string{"/pct%00nul", "/bad%FF%FE", "/raw%EF%BF%BDnul", "/ok"} {
 					if seen.get(p) != 1 {
 						t.Errorf("%s requested %d times, want 1", p, seen.get(p))
@@ -310,7 +311,7 @@ func TestHostileContent(t *testing.T) {
 			paths: []string{"/"},
 			tune:  func(c *crawl.Config) { c.Depth = 1; c.Scope = urls.ScopeAny },
 			want:  map[string]hostileWant{"/": {"done", ""}, "/ok": {"done", ""}},
-			check: func(t *testing.T, rep *crawl.Report, _ *hits) {
+			check: func(t *testing.T, rep *report.Report, _ *hits) {
 				if n := rep.Totals.Done + rep.Totals.Excluded + rep.Totals.Dead; n != 2 {
 					t.Errorf("%d URLs ended, want 2 (the page and /ok): no link with a bad port may enter the frontier", n)
 				}

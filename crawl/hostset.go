@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -35,7 +36,7 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 	if h := s.byKey[key]; h != nil {
 		return h
 	}
-	h := &hostRun{key: key, stats: &HostStats{Host: key}}
+	h := &hostRun{key: key, stats: &report.HostStats{Host: key}}
 	if st, ok, err := s.db.Load(key); err == nil && ok {
 		if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
 			s.log.Warn("stored hold cut", "host", key, "note", note)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 // ledger is what a run has decided and not yet written, and what it has
@@ -23,7 +24,7 @@ type ledger struct {
 	changed []frontier.Entry
 	fetches []frontier.Fetch
 
-	dead   []DeadURL
+	dead   []report.DeadURL
 	counts map[frontier.State]int // outcomes of this run
 	err    error                  // the first manifest write that failed
 }
@@ -50,7 +51,7 @@ func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason string) {
 	e.State, e.Reason = s, reason
 	l.settle(*e)
 	if s == frontier.Dead {
-		l.dead = append(l.dead, DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
+		l.dead = append(l.dead, report.DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
 	}
 }
 

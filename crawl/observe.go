@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -21,7 +22,7 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 		c.saveState(h.key)
 	}
 	if v.Signal == pace.SignalBreaker {
-		h.stats.markHold(HoldMarkBreaker, c.start, now, v.Hold)
+		markHold(h.stats, report.HoldMarkBreaker, c.start, now, v.Hold)
 	}
 	switch {
 	case v.Congestion:
@@ -31,10 +32,10 @@ func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
-	if h.stats.count(resp, o.RetryAfter > 0) {
+	if h.count(resp, o.RetryAfter > 0) {
 		c.throttled++
 	}
-	h.stats.Timeline = append(h.stats.Timeline, Point{
+	h.stats.Timeline = append(h.stats.Timeline, report.Point{
 		AtS:         now.Sub(c.start).Seconds(),
 		DelayS:      c.pacer.Delay(h.key, now).Seconds(),
 		LatencyMS:   ms(resp.TTFB),
@@ -91,7 +92,8 @@ func answered(resp fetch.Response) int {
 
 // count adds an answer to the host's statistics; it reports whether the
 // answer was a throttle (429 or 503).
-func (s *HostStats) count(resp fetch.Response, retryAfter bool) (throttled bool) {
+func (h *hostRun) count(resp fetch.Response, retryAfter bool) (throttled bool) {
+	s := h.stats
 	if retryAfter {
 		s.RetryAfters++
 	}
@@ -119,7 +121,7 @@ func (s *HostStats) count(resp fetch.Response, retryAfter bool) (throttled bool)
 	}
 	s.Bytes += int64(len(resp.Body))
 	if resp.Err == nil {
-		s.latencies = append(s.latencies, resp.TTFB)
+		h.latencies = append(h.latencies, resp.TTFB)
 	}
 	return throttled
 }

@@ -4,21 +4,23 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 func TestHighestAfterStart(t *testing.T) {
 	t.Parallel()
-	pts := func(ds ...float64) []Point {
-		var ps []Point
+	pts := func(ds ...float64) []report.Point {
+		var ps []report.Point
 		for i, d := range ds {
-			ps = append(ps, Point{AtS: float64(i), DelayS: d, Status: 200})
+			ps = append(ps, report.Point{AtS: float64(i), DelayS: d, Status: 200})
 		}
 		return ps
 	}
 	tests := []struct {
 		name  string
 		start float64
-		tl    []Point
+		tl    []report.Point
 		want  float64
 	}{
 		{"cold start, settled, backed off", 3, pts(0.7, 0.7, 2.15, 1.6, 1.01), 2.15},
@@ -28,8 +30,8 @@ func TestHighestAfterStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &HostStats{Host: "a.example", DelayStartS: tt.start, Timeline: tt.tl}
-			h.finish()
+			h := &report.HostStats{Host: "a.example", DelayStartS: tt.start, Timeline: tt.tl}
+			finishStats(h, nil)
 			if h.DelayMaxS != tt.want {
 				t.Errorf("DelayMaxS = %v, want %v", h.DelayMaxS, tt.want)
 			}
@@ -41,12 +43,12 @@ func TestHighestAfterStart(t *testing.T) {
 // that backed off from 0.7 s to 2.15 s after a 3 s start.
 func TestWriteTextHighestAfterStart(t *testing.T) {
 	t.Parallel()
-	h := &HostStats{Host: "bucket.example", Requests: 5, S2xx: 4, S429: 1, DelayStartS: 3, FloorS: 0.5, FloorSource: "default",
-		Timeline: []Point{{AtS: 1, DelayS: 0.7, Status: 200}, {AtS: 2, DelayS: 0.7, Status: 200},
+	h := &report.HostStats{Host: "bucket.example", Requests: 5, S2xx: 4, S429: 1, DelayStartS: 3, FloorS: 0.5, FloorSource: "default",
+		Timeline: []report.Point{{AtS: 1, DelayS: 0.7, Status: 200}, {AtS: 2, DelayS: 0.7, Status: 200},
 			{AtS: 3, DelayS: 2.15, Status: 429}, {AtS: 5, DelayS: 1.5, Status: 200}}}
-	h.finish()
+	finishStats(h, nil)
 	h.DelayEndS = 1.01
-	r := &Report{RunID: 1, Job: "j", Hosts: []*HostStats{h}}
+	r := &report.Report{RunID: 1, Job: "j", Hosts: []*report.HostStats{h}}
 	var b bytes.Buffer
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)

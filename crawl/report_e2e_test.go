@@ -13,6 +13,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
 // TestReportMatchesOrigins crawls a calm origin with every kind of answer,
@@ -65,11 +66,11 @@ func TestReportMatchesOrigins(t *testing.T) {
 		if run == 2 && busy.Stats().ByStatus[429] == 0 {
 			t.Fatalf("the busy origin never answered 429; the test does not test throttling")
 		}
-		byHost := map[string]*crawl.HostStats{}
+		byHost := map[string]*report.HostStats{}
 		for _, h := range rep.Hosts {
 			byHost[h.Host] = h
 		}
-		var total crawl.Totals
+		var total report.Totals
 		for _, o := range origins {
 			st := o.o.Stats()
 			h := byHost[o.srv.Listener.Addr().String()]
@@ -144,13 +145,13 @@ func TestReportMatchesOrigins(t *testing.T) {
 
 // checkReportFiles checks that report.json holds the report Run returned
 // and that report.html is well-formed, self-contained and draws each host.
-func checkReportFiles(t *testing.T, dir string, rep *crawl.Report) {
+func checkReportFiles(t *testing.T, dir string, rep *report.Report) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var onDisk crawl.Report
+	var onDisk report.Report
 	if err := json.Unmarshal(data, &onDisk); err != nil {
 		t.Fatalf("report.json: %v", err)
 	}
@@ -170,7 +171,7 @@ func checkReportFiles(t *testing.T, dir string, rep *crawl.Report) {
 	for _, h := range rep.Hosts {
 		hosts = append(hosts, h.Host)
 	}
-	crawl.CheckReportHTML(t, page, hosts)
+	crawltest.CheckReportHTML(t, page, hosts)
 }
 
 func containsInt(xs []int, x int) bool {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -55,7 +56,7 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 			slowAt = now
 		}
 	}
-	want := HoldMark{Kind: HoldMarkBreaker, AtS: slowAt.Sub(c.start).Seconds(), SpanS: cfg.Pace.BreakerCooldown.Seconds()}
+	want := report.HoldMark{Kind: report.HoldMarkBreaker, AtS: slowAt.Sub(c.start).Seconds(), SpanS: cfg.Pace.BreakerCooldown.Seconds()}
 	if len(h.stats.Holds) != 1 || h.stats.Holds[0] != want {
 		t.Errorf("pauses %+v, want one: %+v", h.stats.Holds, want)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/robots"
 	"github.com/polite-crawler/polite/store"
 )
@@ -94,7 +95,7 @@ func rules(body string) func(int, http.ResponseWriter, *http.Request) {
 }
 
 // hostReport returns the report's line for host.
-func hostReport(t *testing.T, rep *crawl.Report, host string) *crawl.HostStats {
+func hostReport(t *testing.T, rep *report.Report, host string) *report.HostStats {
 	t.Helper()
 	for _, h := range rep.Hosts {
 		if h.Host == host {
@@ -111,7 +112,7 @@ type outcome struct {
 	robots                  string // substring of the host's Robots line
 }
 
-func checkRun(t *testing.T, rep *crawl.Report, err error, host string, want outcome) {
+func checkRun(t *testing.T, rep *report.Report, err error, host string, want outcome) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -284,7 +285,7 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 	}
 	h := hostReport(t, rep, s.host())
 	if tot := rep.Totals; tot.Waiting != 2 || tot.Dead != 0 || rep.ExitCode != 1 ||
-		h.Stopped != crawl.StopUnreachable || !strings.Contains(h.Robots, "unreachable (timeout)") {
+		h.Stopped != report.StopUnreachable || !strings.Contains(h.Robots, "unreachable (timeout)") {
 		t.Errorf("waiting %d dead %d exit %d, host stopped %q, robots %q; want 2 waiting, 0 dead, exit 1, unreachable, robots unreachable (timeout)",
 			tot.Waiting, tot.Dead, rep.ExitCode, h.Stopped, h.Robots)
 	}
@@ -324,9 +325,9 @@ func TestRobotsUnreachableRetriedWithBackoff(t *testing.T) {
 		t.Errorf("origin counted %d disallowed requests, want 0", d)
 	}
 	// The two waits reach the report, for report.html to draw.
-	var waits []crawl.HoldMark
+	var waits []report.HoldMark
 	for _, m := range rep.Hosts[0].Holds {
-		if m.Kind == crawl.HoldMarkRobotsRetry {
+		if m.Kind == report.HoldMarkRobotsRetry {
 			waits = append(waits, m)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
@@ -93,7 +94,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 		// resolves to a loopback, private or link-local address. That is
 		// polite's rule, not the host's state: the host gets no more
 		// requests, and its URLs end the run excluded (leftover).
-		h.stop(holdRefused, StopPrivate, "private-address", time.Time{})
+		h.stop(holdRefused, report.StopPrivate, "private-address", time.Time{})
 		h.stats.Robots = "refused: private address"
 		c.log.Info("host refused: private address", "host", h.key)
 		return
@@ -112,7 +113,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	// Until robots.txt is known every request to the host is a robots.txt
 	// fetch, so h.requests counts the attempts.
 	if h.requests >= c.cfg.MaxAttempts {
-		h.stop(holdDeferred, StopRobots, how+": URLs wait for the next run", time.Time{})
+		h.stop(holdDeferred, report.StopRobots, how+": URLs wait for the next run", time.Time{})
 		h.stats.Robots = h.hold.reason
 		c.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
 		return
@@ -123,7 +124,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	}
 	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), c.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
-	h.stats.markHold(HoldMarkRobotsRetry, c.start, now, h.robotsWait)
+	markHold(h.stats, report.HoldMarkRobotsRetry, c.start, now, h.robotsWait)
 	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
 	c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
 }
@@ -143,7 +144,7 @@ func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	c.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
 	c.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
 	if c.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > c.cfg.MaxCrawlDelay {
-		h.stop(holdDeferred, StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay), time.Time{})
+		h.stop(holdDeferred, report.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay), time.Time{})
 		c.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
 	c.maps.robotsSitemaps(h)

@@ -3,40 +3,13 @@ package crawl
 import (
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
-
-// SitemapReport is what --sitemaps did in a run, in report.json.
-type SitemapReport struct {
-	Read        int             `json:"read"`         // sitemaps fetched and read (2xx)
-	NotModified int             `json:"not_modified"` // re-read conditionally: 304
-	URLs        int             `json:"urls"`         // URLs found and queued (new or known)
-	Refused     int             `json:"refused"`      // URLs and sitemaps the protocol or --scope does not allow
-	Unchanged   int             `json:"unchanged"`    // pages not requested: lastmod not after their last fetch
-	Errors      int             `json:"errors"`       // sitemaps cut, malformed, refused or not fetched
-	Sitemaps    []*SitemapStats `json:"sitemaps"`
-}
-
-// SitemapStats is one sitemap's share of a run.
-type SitemapStats struct {
-	URL       string   `json:"url"`
-	From      string   `json:"from,omitempty"`   // "robots.txt", "seed", or the index that lists it
-	Status    int      `json:"status,omitempty"` // 0 when not fetched this run (or no answer)
-	Kind      string   `json:"kind,omitempty"`   // urlset, index, text
-	Gzip      bool     `json:"gzip,omitempty"`
-	Bytes     int64    `json:"bytes,omitempty"`    // uncompressed bytes read
-	URLs      int      `json:"urls"`               // URLs (or an index's sitemaps) queued
-	Refused   int      `json:"refused"`            // listed but not allowed
-	Bad       int      `json:"bad,omitempty"`      // entries left out as malformed
-	Unchanged int      `json:"unchanged"`          // pages it lists not requested by lastmod
-	Error     string   `json:"error,omitempty"`    // why it was cut or not read
-	Problems  []string `json:"problems,omitempty"` // the first problems, with their line
-}
 
 // maxSitemapProblems is how many problems a sitemap's report keeps.
 const maxSitemapProblems = 5
@@ -74,7 +47,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 // read queues what a sitemap lists: an index's sitemaps (one
 // level), a urlset's or text sitemap's pages, each as the protocol and
 // --scope allow.
-func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
+func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
 	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
 	if err := res.Err(); err != nil {
 		st.Error = err.Error()
@@ -118,7 +91,7 @@ func (m *sitemapRun) read(st *SitemapStats, e frontier.Entry, res *sitemap.Resul
 // allows normalises a listed URL and applies check (the protocol's
 // rule, with the Sitemap lines of the URL's host's robots.txt when this
 // run knows them) and --scope; it counts the URL as queued or refused.
-func (m *sitemapRun) allows(st *SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
+func (m *sitemapRun) allows(st *report.SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
 	u, err := urls.Parse(loc)
 	if err == nil {
 		var rs []string
@@ -159,11 +132,11 @@ func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, 
 }
 
 // report sums the run's sitemaps; nil when none was met.
-func (m *sitemapRun) report() *SitemapReport {
+func (m *sitemapRun) report() *report.Sitemaps {
 	if m == nil || len(m.order) == 0 {
 		return nil
 	}
-	r := &SitemapReport{Sitemaps: m.order}
+	r := &report.Sitemaps{Sitemaps: m.order}
 	for _, s := range m.order {
 		switch {
 		case s.Status == 304:
@@ -188,34 +161,5 @@ func (m *sitemapRun) report() *SitemapReport {
 func (m *sitemapRun) excluded(e frontier.Entry) {
 	if m != nil && e.Kind != frontier.Page {
 		m.stats(e.URL, "").Error = "not read: excluded by robots.txt"
-	}
-}
-
-// writeText adds the sitemaps' lines to the text summary: the totals,
-// the sitemaps whose pages were skipped by lastmod, and the errors.
-func (r *SitemapReport) writeText(b *strings.Builder) {
-	if r == nil {
-		return
-	}
-	fmt.Fprintf(b, "  sitemaps: %d read, %d not modified, %d %s found, %d skipped by lastmod, %d refused, %d %s\n",
-		r.Read, r.NotModified, r.URLs, plural(r.URLs, "URL", "URLs"), r.Unchanged, r.Refused, r.Errors, plural(r.Errors, "error", "errors"))
-	shown := 0
-	for _, s := range r.Sitemaps {
-		if s.Unchanged > 0 && shown < textLimit {
-			fmt.Fprintf(b, "    %s: %d unchanged\n", s.URL, s.Unchanged)
-			shown++
-		}
-	}
-	shown = 0
-	for _, s := range r.Sitemaps {
-		if s.Error == "" {
-			continue
-		}
-		if shown == textLimit {
-			fmt.Fprintf(b, "    ... and %d more sitemap errors (report.json)\n", r.Errors-textLimit)
-			break
-		}
-		fmt.Fprintf(b, "  sitemap error: %s: %s\n", s.URL, urls.Clip(s.Error, 200))
-		shown++
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -41,11 +42,11 @@ type sitemapRun struct {
 	hosts  *hostSet    // robots.txt Sitemap lines, buffered entries
 	out    *output.Dir // whether a page's body is on disk
 
-	seeds     map[fetch.Origin]bool // the seeds' origins
-	seedHosts map[string]bool       // hosts whose robots.txt Sitemap lines are read, from seeds
-	robotsFor map[string]bool       // hosts whose Sitemap lines were taken this run
-	byURL     map[string]*SitemapStats
-	order     []*SitemapStats
+	seeds     fetch.Origins   // the seeds' origins
+	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
+	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
+	byURL     map[string]*report.SitemapStats
+	order     []*report.SitemapStats
 	listedBy  map[string]string // page URL -> the sitemap that listed it, this run
 }
 
@@ -55,7 +56,7 @@ func newSitemapRun(c *crawler, seeds map[fetch.Origin]bool) *sitemapRun {
 	return &sitemapRun{job: c.cfg.Job, scope: c.cfg.Scope, clock: c.clock, log: c.log,
 		ledger: c.ledger, hosts: c.hosts, out: c.out,
 		seeds: seeds, robotsFor: map[string]bool{},
-		byURL: map[string]*SitemapStats{}, listedBy: map[string]string{}}
+		byURL: map[string]*report.SitemapStats{}, listedBy: map[string]string{}}
 }
 
 // isSeedHost reports whether key is a seed's host, once the seeds are in.
@@ -70,11 +71,11 @@ func (m *sitemapRun) isSeedHost(key string) bool {
 }
 
 // stats returns the statistics of sitemap u, made on first use.
-func (m *sitemapRun) stats(u, from string) *SitemapStats {
+func (m *sitemapRun) stats(u, from string) *report.SitemapStats {
 	if s := m.byURL[u]; s != nil {
 		return s
 	}
-	s := &SitemapStats{URL: u, From: from}
+	s := &report.SitemapStats{URL: u, From: from}
 	m.byURL[u] = s
 	m.order = append(m.order, s)
 	return s

@@ -13,19 +13,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 )
 
-// sampleReport is crawl's sample report (sampleReport in its tests), read
-// from the file crawl's TestSampleReportFile keeps equal to it.
-func sampleReport(t *testing.T) *crawl.Report {
+// sampleReport is package report's sample report (sampleReport in its
+// tests), read from the file its TestSampleReportFile keeps equal to it.
+func sampleReport(t *testing.T) *report.Report {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "sample-report.json"))
+	b, err := os.ReadFile(filepath.Join("..", "report", "testdata", "sample-report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r crawl.Report
+	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestReportHTMLOrderInBrowser(t *testing.T) {
 	r := sampleReport(t)
 	// Calm hosts first in the report, the order a run may list them in.
 	api, docs, slow, never := r.Hosts[0], r.Hosts[1], r.Hosts[2], r.Hosts[3]
-	r.Hosts = []*crawl.HostStats{docs, never, slow, api}
+	r.Hosts = []*report.HostStats{docs, never, slow, api}
 	var page bytes.Buffer
 	if err := r.WriteHTML(&page); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store/postgres"
 	"github.com/polite-crawler/polite/store/postgres/pgtest"
 )
@@ -40,7 +41,7 @@ func workerAgent(i int) string { return fmt.Sprintf("polite-test-%d/1.0", i) }
 // every store of dbs at once, worker i as workerAgent(i), each one's
 // configuration passed through set (when not nil); it returns their
 // reports. OWNDEBUG in the environment logs every worker to stderr.
-func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, set func(*crawl.Config)) []*crawl.Report {
+func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, set func(*crawl.Config)) []*report.Report {
 	t.Helper()
 	srv := httptest.NewServer(o)
 	defer srv.Close()
@@ -48,7 +49,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 	for i := range seeds {
 		seeds[i] = fmt.Sprintf("%s/p%d", srv.URL, i)
 	}
-	reps := make([]*crawl.Report, len(dbs))
+	reps := make([]*report.Report, len(dbs))
 	var wg sync.WaitGroup
 	for i, db := range dbs {
 		cfg := fastConfig(t, seeds...)
@@ -164,7 +165,7 @@ func TestSharedHostTakeoverContinuesFromSavedDelay(t *testing.T) {
 	if next < 0 {
 		t.Fatalf("only %s sent: no takeover", first)
 	}
-	var owner, taker *crawl.HostStats
+	var owner, taker *report.HostStats
 	for i, rep := range reps {
 		if rep == nil || len(rep.Hosts) != 1 || len(rep.Hosts[0].Timeline) == 0 {
 			t.Fatalf("worker %d: report without the host's timeline: %+v", i, rep)

@@ -26,7 +26,8 @@ type Seed struct {
 	Line     int
 }
 
-// Rejected is a seed line that was skipped, with why.
+// Rejected is a seed line that was skipped, with why; the run's report
+// lists the first ones.
 type Rejected struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`

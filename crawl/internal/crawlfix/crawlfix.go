@@ -18,6 +18,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
@@ -116,7 +117,7 @@ func Serve(t testing.TB, cfg crawltest.Config) (*crawltest.Origin, *httptest.Ser
 // clock starting at t0 (the wall clock's now when zero), and returns its
 // report. A pass after another starts after the other's end: the fake
 // clock runs ahead of the wall clock whenever the run waits.
-func SitemapCrawl(t testing.TB, db *store.DB, base, out string, t0 time.Time) *crawl.Report {
+func SitemapCrawl(t testing.TB, db *store.DB, base, out string, t0 time.Time) *report.Report {
 	t.Helper()
 	cfg := FastConfig(t, base+"/")
 	cfg.OutDir = out
@@ -136,7 +137,7 @@ func SitemapCrawl(t testing.TB, db *store.DB, base, out string, t0 time.Time) *c
 
 // SitemapStats returns the report's figures of the sitemap whose URL ends
 // in path; nil when none does.
-func SitemapStats(rep *crawl.Report, path string) *crawl.SitemapStats {
+func SitemapStats(rep *report.Report, path string) *report.SitemapStats {
 	if rep.Sitemaps == nil {
 		return nil
 	}

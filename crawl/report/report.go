@@ -1,4 +1,7 @@
-package crawl
+// Package report holds what a run did, host by host, and writes it as the
+// text summary, report.json and report.html; it knows nothing of the crawl
+// that fills it.
+package report
 
 import (
 	"fmt"
@@ -32,7 +35,7 @@ type Report struct {
 	Rejected     []seeds.Rejected `json:"rejected_seeds,omitempty"`
 	Dead         []DeadURL        `json:"dead,omitempty"`
 	Frontier     map[string]int   `json:"frontier"`           // entries of the job by state at the end
-	Sitemaps     *SitemapReport   `json:"sitemaps,omitempty"` // with --sitemaps
+	Sitemaps     *Sitemaps        `json:"sitemaps,omitempty"` // with --sitemaps
 }
 
 // Totals sums the hosts.
@@ -89,8 +92,6 @@ type HostStats struct {
 	Timeline      []Point `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
-
-	latencies []time.Duration
 }
 
 // Point is one response on a host's timeline.
@@ -135,10 +136,10 @@ func (r *Report) Unreachable() []*HostStats {
 // Outcome says what the exit code means for this run, for the HTML
 // header: an exit 0 with URLs waiting does not claim every URL fetched.
 func (r *Report) Outcome() string {
-	if r.ExitCode == ExitOK && r.Totals.Waiting > 0 {
-		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, plural(r.Totals.Waiting, "URL", "URLs"))
+	if r.ExitCode == exitOK && r.Totals.Waiting > 0 {
+		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, Plural(r.Totals.Waiting, "URL", "URLs"))
 	}
-	if r.ExitCode == ExitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
+	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
 		return "a host was unreachable for the whole run"
 	}
 	return ExitMeaning(r.ExitCode)
@@ -153,22 +154,6 @@ func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 // by robots.txt is not a backoff).
 func (h *HostStats) BackedOff() bool {
 	return h.Throttled() > 0 || h.RetryAfters > 0 || h.DelayMaxS > max(h.DelayStartS, h.FloorS)*1.05+0.001 || roseAfterStart(h)
-}
-
-func (h *HostStats) finish() {
-	h.DelayMaxS = highestAfterStart(h)
-	if len(h.latencies) == 0 {
-		return
-	}
-	l := append([]time.Duration(nil), h.latencies...)
-	sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
-	q := func(p float64) float64 { return ms(l[int(p*float64(len(l)-1)+0.5)]) }
-	h.P50MS, h.P95MS, h.MaxMS = q(0.5), q(0.95), ms(l[len(l)-1])
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-func secs(d time.Duration) float64 {
-	return float64(d.Milliseconds()) / 1000
 }
 
 // textLimit is how many lines of one kind (hosts, dead URLs, rejected
@@ -189,8 +174,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		rate = float64(t.Requests) / r.DurationS
 	}
 	fmt.Fprintf(&b, "  %d %s to %d %s (%.1f/s), %d %s, %d throttled (429/503), %s\n",
-		t.Requests, plural(t.Requests, "request", "requests"), len(r.Hosts), plural(len(r.Hosts), "host", "hosts"),
-		rate, t.Retries, plural(t.Retries, "retry", "retries"), t.Throttled, HumanBytes(t.Bytes))
+		t.Requests, Plural(t.Requests, "request", "requests"), len(r.Hosts), Plural(len(r.Hosts), "host", "hosts"),
+		rate, t.Retries, Plural(t.Retries, "retry", "retries"), t.Throttled, HumanBytes(t.Bytes))
 	if len(r.BudgetsBound) > 0 {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
 	}
@@ -203,7 +188,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  ... and %d more dead URLs\n", len(r.Dead)-textLimit)
 			break
 		}
-		fmt.Fprintf(&b, "  dead: %s (%s, %d %s)\n", d.URL, d.Reason, d.Attempts, plural(d.Attempts, "attempt", "attempts"))
+		fmt.Fprintf(&b, "  dead: %s (%s, %d %s)\n", d.URL, d.Reason, d.Attempts, Plural(d.Attempts, "attempt", "attempts"))
 	}
 	for i, rj := range r.Rejected {
 		if i == textLimit {
@@ -284,7 +269,7 @@ func (r *Report) writeStopped(b *strings.Builder) {
 		if len(hs) > 3 {
 			names += fmt.Sprintf(" and %d more", len(hs)-3)
 		}
-		fmt.Fprintf(b, "  %d %s stopped (%s): %s\n", len(hs), plural(len(hs), "host", "hosts"), why, names)
+		fmt.Fprintf(b, "  %d %s stopped (%s): %s\n", len(hs), Plural(len(hs), "host", "hosts"), why, names)
 	}
 
 }
@@ -299,7 +284,7 @@ func backoffWhy(h *HostStats) string {
 		parts = append(parts, fmt.Sprintf("%d x 503", h.S503))
 	}
 	if h.RetryAfters > 0 {
-		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, plural(h.RetryAfters, "wait", "waits")))
+		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, Plural(h.RetryAfters, "wait", "waits")))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "latency")
@@ -307,7 +292,8 @@ func backoffWhy(h *HostStats) string {
 	return "  (" + strings.Join(parts, ", ") + ")"
 }
 
-func plural(n int, one, many string) string {
+// Plural is one when n is 1 and many otherwise, for the report's sentences.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -1,4 +1,4 @@
-package crawl
+package report
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"bytes":    HumanBytes,
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
 	"join":     strings.Join,
-	"plural":   plural,
+	"plural":   Plural,
 	"hostAt":   func(i int, h *hostView) hostAnchor { return hostAnchor{i, h} },
 }).Parse(`{{define "hostcell"}}<a href="#host-{{.I}}">{{.H.Host}}</a>{{with .H.Trouble.String}} <span class="tag">{{.}}</span>{{end}}{{end}}` + `<!doctype html>
 <html lang="en">

@@ -1,16 +1,12 @@
-package crawl
+package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/net/html"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -86,7 +82,7 @@ func sampleReport() *Report {
 	slow.Holds = []HoldMark{{Kind: HoldMarkBreaker, AtS: 40, SpanS: 30}}
 	r.Hosts = []*HostStats{api, docs, slow, never}
 	for _, h := range r.Hosts {
-		h.finish()
+		h.DelayMaxS = HighestAfterStart(h) // as the end of a run sets it
 	}
 	return r
 }
@@ -226,7 +222,7 @@ func TestWriteHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := []string{"api.example.org", "slow.example.net", "never.example.com:8443", "docs.example.org"}
-	CheckReportHTML(t, b.Bytes(), order)
+	crawltest.CheckReportHTML(t, b.Bytes(), order)
 	page := b.String()
 	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
 		if got := crawltest.HostOrder(page, part); !slices.Equal(got, order) {
@@ -250,145 +246,5 @@ func TestWriteHTML(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
-	}
-}
-
-// CheckReportHTML fails t unless page is a well-formed HTML document that
-// loads nothing from anywhere (no scripts, stylesheets, images, fonts or
-// frames; links only to anchors in the page) and holds one timeline SVG
-// per host.
-func CheckReportHTML(t *testing.T, page []byte, hosts []string) {
-	t.Helper()
-	for _, p := range reportHTMLProblems(page, hosts) {
-		t.Errorf("report.html: %s", p)
-	}
-}
-
-// reportHTMLProblems lists what CheckReportHTML finds wrong with page.
-func reportHTMLProblems(page []byte, hosts []string) []string {
-	void := map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
-		"img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
-	loads := map[string]bool{"script": true, "link": true, "img": true, "iframe": true, "object": true, "embed": true,
-		"audio": true, "video": true, "source": true, "base": true, "use": true, "image": true, "foreignobject": true}
-	z := html.NewTokenizer(bytes.NewReader(page))
-	var (
-		stack    []string
-		timeline []string
-		doctype  bool
-		problems []string
-	)
-	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			if err := z.Err(); !errors.Is(err, io.EOF) {
-				bad("tokenize: %v", err)
-			}
-			break
-		}
-		tok := z.Token()
-		switch tt {
-		case html.DoctypeToken:
-			doctype = tok.Data == "html" && len(stack) == 0
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name := strings.ToLower(tok.Data)
-			if loads[name] {
-				bad("<%s> loads or runs something", name)
-			}
-			class, label := "", ""
-			for _, a := range tok.Attr {
-				key, val := strings.ToLower(a.Key), strings.ToLower(a.Val)
-				switch {
-				case key == "href" && strings.HasPrefix(val, "#"):
-				case key == "src" || key == "srcset" || key == "href" || strings.HasSuffix(key, ":href") ||
-					key == "action" || key == "poster" || key == "data" || key == "background":
-					bad("<%s %s=%q> refers to a resource", name, key, a.Val)
-				case strings.HasPrefix(key, "on"):
-					bad("<%s %s> runs script", name, key)
-				case strings.Contains(val, "http://") || strings.Contains(val, "https://") || strings.Contains(val, "url("):
-					bad("<%s %s=%q> names an address", name, key, a.Val)
-				}
-				if key == "class" {
-					class = a.Val
-				}
-				if key == "aria-label" {
-					label = a.Val
-				}
-			}
-			if name == "svg" && strings.Contains(class, "timeline") {
-				timeline = append(timeline, label)
-			}
-			if tt == html.StartTagToken && !void[name] {
-				stack = append(stack, name)
-			}
-		case html.EndTagToken:
-			name := strings.ToLower(tok.Data)
-			if len(stack) == 0 || stack[len(stack)-1] != name {
-				bad("</%s> closes %v", name, stack)
-				continue
-			}
-			stack = stack[:len(stack)-1]
-		case html.TextToken:
-			if len(stack) > 0 && stack[len(stack)-1] == "style" {
-				if s := strings.ToLower(tok.Data); strings.Contains(s, "url(") || strings.Contains(s, "@import") || strings.Contains(s, "@font-face") {
-					bad("the style sheet loads something")
-				}
-			}
-		}
-	}
-	if !doctype {
-		bad("no <!doctype html> first")
-	}
-	if len(stack) > 0 {
-		bad("elements left open: %v", stack)
-	}
-	if len(timeline) != len(hosts) {
-		bad("%d timelines, want one per host (%d)", len(timeline), len(hosts))
-	} else {
-		for _, h := range hosts {
-			if !slices.Contains(timeline, "timeline of "+h) {
-				bad("timelines %q, want the one of %s", timeline, h)
-			}
-		}
-	}
-	return problems
-}
-
-func TestReportHTMLProblems(t *testing.T) {
-	t.Parallel()
-	const svg = `<svg class="timeline" aria-label="timeline of a.example"></svg>`
-	page := func(body string) []byte {
-		return []byte("<!doctype html><html><head><title>t</title><style>p{}</style></head><body>" + body + "</body></html>")
-	}
-	tests := []struct {
-		name string
-		page []byte
-		want string // in one of the problems; "" for none
-	}{
-		{"good", page(`<p><a href="#x">x</a></p>` + svg), ""},
-		{"script", page(`<script>1</script>` + svg), "<script>"},
-		{"image", page(`<img src="https://a.example/x.png">` + svg), "<img>"},
-		{"stylesheet", page(`<link rel="stylesheet" href="s.css">` + svg), "<link>"},
-		{"external link", page(`<a href="https://a.example/">a</a>` + svg), "refers to a resource"},
-		{"font in style", []byte(`<!doctype html><html><head><style>@font-face{src:url(f.woff)}</style></head><body>` + svg + `</body></html>`), "style sheet"},
-		{"event handler", page(`<p onclick="x()">p</p>` + svg), "runs script"},
-		{"unclosed", page(`<div><p>x</div>` + svg), "closes"},
-		{"no doctype", []byte(`<html><body>` + svg + `</body></html>`), "doctype"},
-		{"no timeline", page(`<p>x</p>`), "0 timelines"},
-		{"timeline of another host", page(`<svg class="timeline" aria-label="timeline of b.example"></svg>`), "want the one of a.example"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := reportHTMLProblems(tt.page, []string{"a.example"})
-			if tt.want == "" {
-				if len(got) > 0 {
-					t.Errorf("problems %q, want none", got)
-				}
-				return
-			}
-			if !strings.Contains(strings.Join(got, "\n"), tt.want) {
-				t.Errorf("problems %q, want one saying %q", got, tt.want)
-			}
-		})
 	}
 }

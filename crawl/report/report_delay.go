@@ -1,11 +1,11 @@
-package crawl
+package report
 
-// highestAfterStart is the highest delay a host reached after the run
-// started it: the highest after an answer. The start value is where the
-// run began, not a height it climbed to, so a host started at a 3 s cold
-// start that settled at 0.7 s and backed off to 2.15 s reads 2.15 s. A
-// host with no answer never left its start.
-func highestAfterStart(h *HostStats) float64 {
+// HighestAfterStart is the highest delay a host reached after the run
+// started it (its DelayMaxS): the highest after an answer. The start value
+// is where the run began, not a height it climbed to, so a host started at
+// a 3 s cold start that settled at 0.7 s and backed off to 2.15 s reads
+// 2.15 s. A host with no answer never left its start.
+func HighestAfterStart(h *HostStats) float64 {
 	if len(h.Timeline) == 0 {
 		return h.DelayStartS
 	}

@@ -1,6 +1,4 @@
-package crawl
-
-import "time"
+package report
 
 // HoldKind names a pause a host took during a run that report.html draws
 // on its timeline.
@@ -18,15 +16,6 @@ type HoldMark struct {
 	Kind  HoldKind `json:"kind"`
 	AtS   float64  `json:"t"`    // seconds since the run started
 	SpanS float64  `json:"span"` // how long, in seconds
-}
-
-// markHold records a pause of the host that began at at, start being the
-// run's start.
-func (s *HostStats) markHold(kind HoldKind, start, at time.Time, span time.Duration) {
-	if span <= 0 {
-		return
-	}
-	s.Holds = append(s.Holds, HoldMark{Kind: kind, AtS: at.Sub(start).Seconds(), SpanS: span.Seconds()})
 }
 
 // hasHold reports whether the host took a pause of kind.

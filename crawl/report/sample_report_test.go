@@ -1,4 +1,4 @@
-package crawl
+package report
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func TestSampleReportFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from sampleReport; run go test -run TestSampleReportFile -update-sample ./crawl/", sampleReportFile)
+		t.Fatalf("%s differs from sampleReport; run go test -run TestSampleReportFile -update-sample ./crawl/report/", sampleReportFile)
 	}
 	var read Report
 	if err := json.Unmarshal(got, &read); err != nil {

@@ -1,0 +1,28 @@
+package crawl_test
+
+import (
+	"testing"
+
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/report"
+)
+
+// The report explains each exit code crawl names as the README does
+// (report.ExitMeaning knows the codes by number).
+func TestExitMeaning(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[int]string{
+		crawl.ExitOK:          "every URL fetched, unchanged or excluded by the site's rules",
+		crawl.ExitFailure:     "some URLs failed for good, or a host was unreachable all run",
+		crawl.ExitUsage:       "usage or input error",
+		crawl.ExitLocked:      "another crawl held the database",
+		crawl.ExitHangup:      "ended by SIGHUP",
+		crawl.ExitInterrupted: "interrupted by SIGINT",
+		crawl.ExitBrokenPipe:  "ended by SIGPIPE",
+		crawl.ExitTerminated:  "interrupted by SIGTERM",
+	} {
+		if got := report.ExitMeaning(code); got != want {
+			t.Errorf("report.ExitMeaning(%d) = %q, want %q", code, got, want)
+		}
+	}
+}
