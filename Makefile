@@ -11,7 +11,7 @@ all: lint test build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/polite .
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-origin ./crawl/crawltest/polite-origin
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-origin ./cmd/polite-origin
 
 # The whole suite; the packages with goroutines run under the race detector.
 test:
@@ -24,7 +24,7 @@ test:
 # (about 5 minutes); see "Benchmarks" in the README. BENCHFLAGS adds flags,
 # e.g. BENCHFLAGS='-only bucket,throughput'.
 bench: build
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./crawl/crawltest/polite-bench
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./cmd/polite-bench
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/fetch/
 

@@ -16,17 +16,16 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 // The fixtures crawl's end-to-end tests share with crawl/e2etest.
 var (
-	fastConfig = crawlfix.FastConfig
-	onClock    = crawlfix.OnClock
-	mustOpen   = crawlfix.OpenDB
-	serve      = crawlfix.Serve
+	fastConfig = crawltest.FastConfig
+	onClock    = crawltest.OnClock
+	mustOpen   = crawltest.OpenDB
+	serve      = crawltest.Start
 )
 
 // onFakeClock runs cfg on a fake clock that moves to the next timer

@@ -10,6 +10,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/store"
@@ -53,7 +54,7 @@ const mib = 1 << 20
 // and that each run ended on its own, quickly.
 func TestHostileBodies(t *testing.T) {
 	t.Parallel()
-	gzipBomb, deflateBomb, rawDeflateBomb := crawltest.Bomb("gzip", 256*mib), crawltest.Bomb("deflate", 256*mib), crawltest.Bomb("raw", 256*mib)
+	gzipBomb, deflateBomb, rawDeflateBomb := fetchtest.Bomb("gzip", 256*mib), fetchtest.Bomb("deflate", 256*mib), fetchtest.Bomb("raw", 256*mib)
 	runHostile(t, []hostileCase{
 		{
 			name:  "body over max-body",

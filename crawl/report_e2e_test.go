@@ -14,6 +14,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/polite-crawler/polite/crawl/report/reporttest"
 )
 
 // TestReportMatchesOrigins crawls a calm origin with every kind of answer,
@@ -171,7 +172,7 @@ func checkReportFiles(t *testing.T, dir string, rep *report.Report) {
 	for _, h := range rep.Hosts {
 		hosts = append(hosts, h.Host)
 	}
-	crawltest.CheckReportHTML(t, page, hosts)
+	reporttest.CheckReportHTML(t, page, hosts)
 }
 
 func containsInt(xs []int, x int) bool {

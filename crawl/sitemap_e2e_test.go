@@ -10,12 +10,11 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/internal/crawlfix"
 )
 
 var (
-	sitemapCrawl = crawlfix.SitemapCrawl
-	sitemapStats = crawlfix.SitemapStats
+	sitemapCrawl = crawltest.SitemapCrawl
+	sitemapStats = crawltest.SitemapStats
 )
 
 // robots.txt names an index, which lists a .xml.gz, a .xml and a .txt

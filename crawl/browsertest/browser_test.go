@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/polite-crawler/polite/crawl/report/reporttest"
 )
 
 // sampleReport is package report's sample report (sampleReport in its
@@ -176,7 +176,7 @@ func TestReportHTMLOrderInBrowser(t *testing.T) {
 	}
 	want := []string{"api.example.org", "slow.example.net", "never.example.com:8443", "docs.example.org"}
 	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
-		if got := crawltest.HostOrder(dom.String(), part); !slices.Equal(got, want) {
+		if got := reporttest.HostOrder(dom.String(), part); !slices.Equal(got, want) {
 			t.Errorf("in the browser, hosts after %s come in order %q, want %q", part, got, want)
 		}
 	}

@@ -1,12 +1,12 @@
 package e2etest
 
-import "github.com/polite-crawler/polite/crawl/internal/crawlfix"
+import "github.com/polite-crawler/polite/crawl/crawltest"
 
 // The fixtures shared with crawl's own end-to-end tests.
 var (
-	fastConfig   = crawlfix.FastConfig
-	mustOpen     = crawlfix.OpenDB
-	serve        = crawlfix.Serve
-	sitemapCrawl = crawlfix.SitemapCrawl
-	sitemapStats = crawlfix.SitemapStats
+	fastConfig   = crawltest.FastConfig
+	mustOpen     = crawltest.OpenDB
+	serve        = crawltest.Start
+	sitemapCrawl = crawltest.SitemapCrawl
+	sitemapStats = crawltest.SitemapStats
 )

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -49,7 +49,7 @@ func TestBombInflatesToItsSize(t *testing.T) {
 	t.Parallel()
 	for _, enc := range []string{"gzip", "deflate", "raw"} {
 		t.Run(enc, func(t *testing.T) {
-			b := crawltest.Bomb(enc, 4<<20)
+			b := fetchtest.Bomb(enc, 4<<20)
 			var r io.Reader
 			switch enc {
 			case "gzip":
@@ -104,10 +104,10 @@ func TestReadBody(t *testing.T) {
 		{name: "an encoding not asked for is kept as sent", encoding: "br", body: []byte{1, 2, 3}, max: 1 << 20, want: []byte{1, 2, 3}},
 		{name: "over the limit", body: text, max: 100, wantErr: "too-large"},
 		{name: "exactly the limit", body: text, max: int64(len(text)), want: text},
-		{name: "gzip bomb", encoding: "gzip", body: crawltest.Bomb("gzip", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "deflate bomb", encoding: "deflate", body: crawltest.Bomb("deflate", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "raw deflate bomb", encoding: "deflate", body: crawltest.Bomb("raw", 64<<20), max: 1 << 20, wantErr: "too-large"},
-		{name: "gzip bomb cut for robots.txt", encoding: "gzip", body: crawltest.Bomb("gzip", 64<<20), max: 1000, truncate: true, want: zeros[:1000]},
+		{name: "gzip bomb", encoding: "gzip", body: fetchtest.Bomb("gzip", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "deflate bomb", encoding: "deflate", body: fetchtest.Bomb("deflate", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "raw deflate bomb", encoding: "deflate", body: fetchtest.Bomb("raw", 64<<20), max: 1 << 20, wantErr: "too-large"},
+		{name: "gzip bomb cut for robots.txt", encoding: "gzip", body: fetchtest.Bomb("gzip", 64<<20), max: 1000, truncate: true, want: zeros[:1000]},
 		{name: "not gzip", encoding: "gzip", body: []byte("plain text, not gzip"), max: 1 << 20, wantErr: "bad-encoding"},
 		{name: "not deflate", encoding: "deflate", body: []byte{0xff, 0xff, 0xff, 0xff, 0xff}, max: 1 << 20, wantErr: "bad-encoding"},
 		{name: "gzip with a bad checksum", encoding: "gzip", body: append(gz[:len(gz)-8:len(gz)-8], 0, 0, 0, 0, 0, 0, 0, 0), max: 1 << 20, wantErr: "bad-encoding"},
@@ -154,7 +154,7 @@ func classifyOrNil(err error) string {
 // refused after about --max-body bytes of decoding, not inflated whole.
 func TestGzipBombMemoryBounded(t *testing.T) {
 	// Not parallel: it measures the process's allocations, which the parallel tests would share.
-	bomb := crawltest.Bomb("gzip", 1<<30)
+	bomb := fetchtest.Bomb("gzip", 1<<30)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bomb)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/report/reporttest"
 	"github.com/polite-crawler/polite/crawl/seeds"
 )
 
@@ -222,10 +222,10 @@ func TestWriteHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := []string{"api.example.org", "slow.example.net", "never.example.com:8443", "docs.example.org"}
-	crawltest.CheckReportHTML(t, b.Bytes(), order)
+	reporttest.CheckReportHTML(t, b.Bytes(), order)
 	page := b.String()
 	for _, part := range []string{`<table id="answers">`, `<table id="pacing">`, `<h2>Timelines</h2>`} {
-		if got := crawltest.HostOrder(page, part); !slices.Equal(got, order) {
+		if got := reporttest.HostOrder(page, part); !slices.Equal(got, order) {
 			t.Errorf("hosts after %s in order %q, want by trouble %q", part, got, order)
 		}
 	}

@@ -1,4 +1,7 @@
-package crawltest
+// Package reporttest checks a report.html page as the report's tests, the
+// crawl's and the browser's read it: the order of its hosts and what the
+// page must not hold.
+package reporttest
 
 import (
 	"bytes"

@@ -1,4 +1,6 @@
-package crawltest
+// Package fetchtest makes the hostile bodies the fetch client's tests and
+// the crawl's send: compression bombs, cheap to build.
+package fetchtest
 
 import (
 	"bytes"

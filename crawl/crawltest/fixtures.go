@@ -1,8 +1,9 @@
-// Package crawlfix holds the fixtures the end-to-end tests of crawl use,
-// in crawl's own test package and in crawl/e2etest: a fast configuration,
-// a migrated database in a temporary folder, a test origin, and a
-// --sitemaps crawl on a fake clock. Only tests import it.
-package crawlfix
+package crawltest
+
+// The fixtures of crawl's end-to-end tests (crawl's own test package and
+// crawl/e2etest): a fast configuration, a migrated database in a temporary
+// folder, a test origin closed with the test, and a --sitemaps crawl on a
+// fake clock.
 
 import (
 	"context"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
-	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
@@ -105,10 +105,10 @@ func migratedDB(t testing.TB) []byte {
 	return migrated.bytes
 }
 
-// Serve starts a test origin, closed when the test ends.
-func Serve(t testing.TB, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
+// Start starts a test origin on loopback, closed when the test ends.
+func Start(t testing.TB, cfg Config) (*Origin, *httptest.Server) {
 	t.Helper()
-	o, srv := crawltest.Serve(cfg)
+	o, srv := Serve(cfg)
 	t.Cleanup(srv.Close)
 	return o, srv
 }

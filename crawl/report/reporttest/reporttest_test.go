@@ -1,4 +1,4 @@
-package crawltest
+package reporttest
 
 import (
 	"strings"
