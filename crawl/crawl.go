@@ -19,7 +19,6 @@ import (
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/warc"
-	"github.com/polite-crawler/polite/pace"
 )
 
 // Interrupted is the cause a caller gives when it cancels a crawl's context
@@ -53,7 +52,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	}
 	defer c.close()
 	// A seed source without a valid seed fails before the run is recorded.
-	seeds, err := openSeeds(ctx, db, &c.cfg, c.log, c.fetch.Origins(), c.maps)
+	seeds, err := openSeeds(ctx, db, &c.cfg, c.log, c.fetch.Origins(), c.sc.maps)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +66,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	}
 	// The seeds stream into the frontier a batch at a time, the lock
 	// beating between batches (a signal stops it between two batches).
-	err = seeds.Load(ctx, db, c.start, lockBeat(db, holder, c.run.ID, c.log))
+	err = seeds.Load(ctx, db, c.sc.start, lockBeat(db, holder, c.run.ID, c.log))
 	if err == nil {
 		c.rejected = seeds.Rejected()
 		err = c.announcePass(pass.left, seeds.Added(), pass.lastRun)
@@ -82,7 +81,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	// The lock's heartbeat is wall time, whatever clock paces the run: the
 	// database judges a silent lock by the wall clock of any machine.
 	stopBeat := heartbeat(ctx, db, clock.Real{}, holder, c.run.ID, c.log, lost)
-	runErr := (&scheduler{crawler: c}).loop(ctx)
+	runErr := c.sc.loop(ctx)
 	stopBeat()
 	rep, err := c.finish(runErr)
 	if err != nil {
@@ -91,36 +90,21 @@ func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	return rep, runErr
 }
 
-// crawler is one run. It owns the loop and what only the loop touches:
-// the hosts (hostSet), the budgets, the ledger of outcomes, and the
-// discovery of new URLs; workers only fetch and write bodies, and hand
-// their result back on results.
+// crawler is one run's assembly: the settings, the store, the fetch
+// client, the output folder and the run's row. It starts the run, hands the
+// loop to its scheduler, which alone owns the run's changing state, and
+// when the loop returns writes what the run did.
 type crawler struct {
-	cfg   Config
-	db    Store
-	clock clock.Clock
-	pacer *pace.Pacer
-	fetch *fetch.Client
-	warc  *warc.Writer // --warc: the run's WARC files; nil for none
-	out   *output.Dir
-	log   *slog.Logger
-	agent string
-	run   frontier.Run
-	start time.Time
-
-	hosts  *hostSet
-	budget budgets
-	ledger *ledger
-	links  discovery
-	maps   *sitemapRun // nil without --sitemaps
-
-	results   chan result
-	inflight  int
-	throttled int
-
-	stopReason string
-	fatal      error
-	rejected   []seeds.Rejected // the first seed lines skipped, for the report
+	cfg      Config
+	db       Store
+	clock    clock.Clock
+	fetch    *fetch.Client
+	out      *output.Dir
+	log      *slog.Logger
+	agent    string
+	run      frontier.Run
+	rejected []seeds.Rejected // the first seed lines skipped, for the report
+	sc       *scheduler
 }
 
 func newCrawler(db Store, cfg Config) (*crawler, error) {
@@ -134,34 +118,17 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent := RobotsAgent(cfg)
-	c := &crawler{
-		cfg:     cfg,
-		db:      db,
-		clock:   cfg.Clock,
-		pacer:   pace.New(cfg.Pace, cfg.Rand),
-		out:     out,
-		log:     cfg.Logger,
-		agent:   agent,
-		ledger:  newLedger(cfg.Job),
-		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
-		results: make(chan result, cfg.Concurrency),
-	}
-	c.hosts = &hostSet{db: db, job: cfg.Job, pacer: c.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
-	c.budget = budgets{cfg: &c.cfg}
+	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.
 	c.fetch = fetch.New(c.cfg.fetchOptions(), time.Now)
-	if cfg.Sitemaps {
-		c.maps = newSitemapRun(c, c.fetch.Origins())
-	}
+	c.sc = newScheduler(c)
 	return c, nil
 }
 
 func (c *crawler) close() {
-	c.closeWarc()
+	c.sc.close()
 	c.fetch.Close()
-	c.ledger.close()
 	c.out.Close()
 }
 
@@ -169,12 +136,12 @@ func (c *crawler) close() {
 // manifest opened. The seeds enter the frontier after it (seeds.Loader). It
 // returns how the pass starts, for announcePass once the seeds are in.
 func (c *crawler) prepare() (passStart, error) {
-	c.start = c.clock.Now()
+	start := c.clock.Now()
 	last, _, err := c.db.LastRun(c.cfg.Job)
 	if err != nil {
 		return passStart{}, err
 	}
-	if c.run, err = c.db.BeginRun(c.cfg.Job, c.start); err != nil {
+	if c.run, err = c.db.BeginRun(c.cfg.Job, start); err != nil {
 		return passStart{}, err
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
@@ -188,15 +155,14 @@ func (c *crawler) prepare() (passStart, error) {
 	refreshBefore := time.Time{}
 	pass := passStart{left: counts[frontier.Queued] + counts[frontier.InFlight], lastRun: last.ID}
 	if pass.left == 0 {
-		refreshBefore = c.start.Add(-c.cfg.Refresh)
+		refreshBefore = start.Add(-c.cfg.Refresh)
 		if c.cfg.Refresh == 0 {
-			refreshBefore = c.start.Add(time.Nanosecond)
+			refreshBefore = start.Add(time.Nanosecond)
 		}
 	}
 	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
 		return pass, err
 	}
-	c.ledger.runID = c.run.ID
 	// What runs that crashed wrote joins the manifest before this one adds to it.
 	if ids, err := c.out.PendingJournals(c.run.ID); err != nil || len(ids) > 0 {
 		if err == nil {
@@ -206,18 +172,21 @@ func (c *crawler) prepare() (passStart, error) {
 			return pass, err
 		}
 	}
-	if c.ledger.manifest, err = c.out.OpenJournal(c.run.ID); err != nil {
+	manifest, err := c.out.OpenJournal(c.run.ID)
+	if err != nil {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
+	var ww *warc.Writer
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
 			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize}
-		if c.warc, err = output.OpenWarc(w, c.run); err != nil {
+		if ww, err = output.OpenWarc(w, c.run); err != nil {
+			manifest.Close()
 			return pass, err
 		}
 		c.fetch.KeepExchanges()
 	}
-	c.hosts.stale = true
+	c.sc.started(start, c.run.ID, manifest, ww)
 	return pass, nil
 }
 
@@ -246,50 +215,17 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 	return nil
 }
 
-// closeWarc finishes the run's last WARC file and its index; a second
-// call does nothing.
-func (c *crawler) closeWarc() error {
-	if c.warc == nil {
-		return nil
-	}
-	if err := c.warc.Close(); err != nil {
-		return fmt.Errorf("close WARC files: %w", err)
-	}
-	return nil
-}
-
 // finish writes back what is pending, saves every host's pace state and
 // writes the report.
 func (c *crawler) finish(runErr error) (*report.Report, error) {
 	end := c.clock.Now()
-	var leaveErr error
-	for _, h := range c.hosts.byKey {
-		state := h.hold.kind.leftover()
-		for _, e := range h.buf {
-			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
-			if state != frontier.Queued {
-				e.Reason = h.hold.reason
-				c.ledger.settle(e)
-			} else {
-				c.ledger.change(e)
-			}
-		}
-		h.buf = nil
-		if state != frontier.Queued || !h.hold.until.IsZero() {
-			leaveErr = errors.Join(leaveErr, c.hosts.leave(h, state, c.ledger, end))
-		}
-	}
-	_, flushErr := c.ledger.flush(c.db)
-	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr := errors.Join(c.hosts.save(end), c.closeWarc())
-
-	manErr := c.ledger.closeManifest()
+	flushErr, saveErr, manErr := c.sc.wrapUp(end)
 	if manErr == nil {
 		manErr = c.out.MergeJournals([]int64{c.run.ID})
 	}
 
 	rep := c.report(end)
-	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(c.ledger.dead) > 0 || len(rep.Unreachable()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
@@ -324,25 +260,17 @@ func summary(rep *report.Report) string {
 	return sum.String()
 }
 
-// report gathers the run's report at end.
+// report gathers the run's report at end: the run's row and folder
+// here, what the loop did from the scheduler.
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
-		RunID: c.run.ID, Job: c.cfg.Job, Start: c.start, End: end,
-		DurationS:    end.Sub(c.start).Seconds(),
-		StopReason:   c.stopReason,
-		BudgetsBound: c.budget.bound,
-		Rejected:     c.rejected,
-		Dead:         c.ledger.dead,
-		Frontier:     map[string]int{},
-		Sitemaps:     c.maps.report(),
+		RunID: c.run.ID, Job: c.cfg.Job, End: end,
+		Rejected: c.rejected,
+		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
 		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.ID)))
-	}
-	rep.Stop = runStop(c.stopReason)
-	if rep.StopReason == "" {
-		rep.StopReason, rep.Stop = "done", report.StopDone
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
@@ -350,25 +278,7 @@ func (c *crawler) report(end time.Time) *report.Report {
 		}
 		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
 	}
-	for _, h := range c.hosts.sorted() {
-		s := h.stats
-		finishStats(s, h.latencies)
-		s.DelayEndS = secs(c.pacer.Delay(h.key, end))
-		s.StoredEndS = secs(c.pacer.State(h.key).Delay)
-		f, src := c.pacer.Floor(h.key)
-		s.FloorS, s.FloorSource = secs(f), string(src)
-		s.Stopped, s.StoppedReason = h.stopped(runStop(c.stopReason))
-		rep.Hosts = append(rep.Hosts, s)
-		rep.Totals.Requests += s.Requests
-		rep.Totals.Retries += s.Retries
-		rep.Totals.Throttled += s.S429 + s.S503
-		rep.Totals.Bytes += s.Bytes
-	}
-	counts := c.ledger.counts
-	rep.Totals.Done = counts[frontier.Done]
-	rep.Totals.NotModified = counts[frontier.NotModified]
-	rep.Totals.Excluded = counts[frontier.Excluded]
-	rep.Totals.Dead = counts[frontier.Dead]
+	c.sc.report(rep, end)
 	return rep
 }
 

@@ -222,7 +222,8 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 			sc.maps.excluded(e)
 			continue
 		}
-		if sc.maps.unchanged(e) {
+		if sc.maps.unchanged(e, sc.out.Has) {
+			sc.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
 			continue
 		}
 		return e, true, nil

@@ -12,13 +12,13 @@ import (
 // handle takes a finished request back into the run's state: the pacer
 // and the host's statistics learn from the answer (observe), decide says
 // what it means for the entry, and apply carries that out.
-func (c *crawler) handle(r result) {
-	h := c.hosts.byKey[r.host]
-	c.setInflight(c.inflight - 1)
+func (sc *scheduler) handle(r result) {
+	h := sc.hosts.byKey[r.host]
+	sc.setInflight(sc.inflight - 1)
 	h.inflight--
-	now := c.clock.Now()
+	now := sc.clock.Now()
 	if r.robots {
-		c.handleRobots(h, r, now)
+		sc.handleRobots(h, r, now)
 		return
 	}
 	e := r.entry
@@ -26,33 +26,34 @@ func (c *crawler) handle(r result) {
 		// Cut by the end of the grace period: not the host's fault.
 		e.Attempts--
 		e.State = frontier.Queued
-		c.ledger.change(e)
+		sc.ledger.change(e)
 		return
 	}
-	v := c.observe(h, r, now)
+	v := sc.observe(h, r, now)
 	e.LastStatus = r.resp.Status
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest
 	}
 	d := decide(e, r.resp, r.werr, situation{
-		maxAttempts:  c.cfg.MaxAttempts,
-		retryAllowed: c.budget.retryAllowed(),
+		maxAttempts:  sc.cfg.MaxAttempts,
+		retryAllowed: sc.budget.retryAllowed(),
 		deferred:     v.Defer,
 		heldToResume: h.hold.kind == holdResume && !h.hold.until.IsZero(),
 	})
-	c.apply(h, e, r, d, v, now)
-	if e.Kind != frontier.Page && c.maps != nil {
-		c.maps.fetched(e, r, d, now)
+	sc.apply(h, e, r, d, v, now)
+	if e.Kind != frontier.Page && sc.maps != nil {
+		sc.maps.fetched(e, r, d, now)
+		sc.queueSitemaps()
 	}
 }
 
 // apply carries out what decide made of an answer for entry e.
-func (c *crawler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pace.Verdict, now time.Time) {
-	l := c.ledger
+func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pace.Verdict, now time.Time) {
+	l := sc.ledger
 	switch d.outcome {
 	case outUnwritten:
-		c.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
-		c.log.Error("stopping: cannot write bodies", "err", r.werr)
+		sc.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
+		sc.log.Error("stopping: cannot write bodies", "err", r.werr)
 		e.State = frontier.Queued
 		e.Attempts--
 		l.change(e)
@@ -66,23 +67,23 @@ func (c *crawler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pa
 		if lm := r.resp.Header.Get("Last-Modified"); lm != "" {
 			e.LastModified = lm
 		}
-		c.budget.successes++
+		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
 	case outDone:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(r.resp.Body))
 		e.ETag, e.LastModified = r.resp.Header.Get("ETag"), r.resp.Header.Get("Last-Modified")
-		c.budget.bytes += e.Bytes
-		c.budget.successes++
+		sc.budget.bytes += e.Bytes
+		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
-		for _, ne := range c.links.found(e, r.links, now) {
+		for _, ne := range sc.links.found(e, r.links, now) {
 			l.add(ne)
 		}
 	case outRedirect:
 		e.FetchedAt = now
-		c.budget.successes++
-		ne, refused := c.links.redirect(e, r.url, r.resp.Header.Get("Location"), now)
+		sc.budget.successes++
+		ne, refused := sc.links.redirect(e, r.url, r.resp.Header.Get("Location"), now)
 		if refused != "" {
 			l.finish(&e, frontier.Dead, refused)
 		} else {
@@ -113,27 +114,27 @@ func (c *crawler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pa
 	case outRetrySpent:
 		e.State, e.Reason = d.state, d.reason
 		l.settle(e)
-		if c.budget.bind("retry-budget") {
-			c.log.Info("retry budget spent: failures wait for the next run", "retries", c.budget.retries)
+		if sc.budget.bind("retry-budget") {
+			sc.log.Info("retry budget spent: failures wait for the next run", "retries", sc.budget.retries)
 		}
 	case outRetry:
-		c.retry(h, e, d, v, now)
+		sc.retry(h, e, d, v, now)
 	}
 }
 
 // retry queues e again after a wait: the pacer's hold after a 429 or 503
 // (its penalty and any Retry-After), else a backoff growing with the
 // attempts.
-func (c *crawler) retry(h *hostRun, e frontier.Entry, d decision, v pace.Verdict, now time.Time) {
-	c.budget.retries++
+func (sc *scheduler) retry(h *hostRun, e frontier.Entry, d decision, v pace.Verdict, now time.Time) {
+	sc.budget.retries++
 	h.stats.Retries++
 	wait := v.Hold
 	if !d.congestion {
-		base := retryBase(c.cfg.Pace.Floor)
-		wait = pace.Backoff(time.Duration(e.Attempts-1)*base, base, retryCap, c.cfg.Rand)
+		base := retryBase(sc.cfg.Pace.Floor)
+		wait = pace.Backoff(time.Duration(e.Attempts-1)*base, base, retryCap, sc.cfg.Rand)
 	}
 	e.State, e.Reason, e.NextAt = d.state, d.reason, now.Add(wait)
-	c.ledger.change(e)
+	sc.ledger.change(e)
 	h.queued++
 	if h.nextAt.IsZero() || e.NextAt.Before(h.nextAt) || len(h.buf) == 0 && h.queued == 1 {
 		h.nextAt = e.NextAt

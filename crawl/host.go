@@ -121,29 +121,29 @@ const (
 // either waits for it within this run (false) or is held for a later run
 // (true), in which case its URLs keep until unless the hold came from an
 // earlier run's state (the frontier already has it).
-func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) bool {
+func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause) bool {
 	at := until.UTC().Format(time.RFC3339)
 	switch cause {
 	case causeEarlierRun:
-		until = c.boundEarlierWait(h, now, until)
+		until = sc.boundEarlierWait(h, now, until)
 		at = until.UTC().Format(time.RFC3339)
-		if until.Sub(now) <= c.cfg.Pace.MaxRetryAfter {
+		if until.Sub(now) <= sc.cfg.Pace.MaxRetryAfter {
 			return false
 		}
 		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
-		c.log.Info("host deferred to a later run", "host", h.key, "until", at)
+		sc.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
 		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
-		c.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		sc.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
-		if c.cfg.MaxDuration <= 0 || !until.After(c.start.Add(c.cfg.MaxDuration)) {
+		if sc.cfg.MaxDuration <= 0 || !until.After(sc.start.Add(sc.cfg.MaxDuration)) {
 			return false
 		}
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
 		h.stop(holdResume, report.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
-		c.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		sc.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true
 }
@@ -153,8 +153,8 @@ func (c *crawler) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 // (an older polite kept a Retry-After to 2036 or 9999) is cut, once and
 // for good: the host's entries, and its pace state, keep the bound, and
 // the cut is logged.
-func (c *crawler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
-	maxHold := c.cfg.Pace.MaxHold
+func (sc *scheduler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
+	maxHold := sc.cfg.Pace.MaxHold
 	if maxHold <= 0 {
 		maxHold = pace.DefaultConfig().MaxHold
 	}
@@ -162,23 +162,23 @@ func (c *crawler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
 	if !until.After(bound) {
 		return until
 	}
-	if _, err := c.db.BoundWait(c.cfg.Job, h.key, bound); err != nil {
-		c.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
+	if _, err := sc.db.BoundWait(sc.cfg.Job, h.key, bound); err != nil {
+		sc.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
 	}
-	c.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
-	c.saveState(h.key)
+	sc.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
+	sc.saveState(h.key)
 	h.nextAt = bound
-	c.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
+	sc.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
 		"note", "bounded by --max-hold "+maxHold.String()+" to "+bound.UTC().Format(time.RFC3339))
 	return bound
 }
 
 // saveState writes one host's pace state at once.
-func (c *crawler) saveState(key string) {
-	if !c.hosts.writes(key, c.clock.Now()) {
+func (sc *scheduler) saveState(key string) {
+	if !sc.hosts.writes(key, sc.clock.Now()) {
 		return // another crawling process drives the host: its state is theirs
 	}
-	if err := c.db.Save(c.pacer.State(key)); err != nil {
-		c.log.Warn("cannot save pace state", "host", key, "err", err)
+	if err := sc.db.Save(sc.pacer.State(key)); err != nil {
+		sc.log.Warn("cannot save pace state", "host", key, "err", err)
 	}
 }

@@ -213,3 +213,17 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 		}
 	}
 }
+
+// lastMod gives a page's buffered entry, if its host took it already, the
+// lastmod a sitemap lists for it (e's); the frontier takes it with e.
+func (s *hostSet) lastMod(e frontier.Entry) {
+	h := s.byKey[e.Host]
+	if h == nil || e.LastMod.IsZero() {
+		return
+	}
+	for i := range h.buf {
+		if h.buf[i].URL == e.URL {
+			h.buf[i].LastMod = e.LastMod
+		}
+	}
+}

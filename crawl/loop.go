@@ -8,15 +8,6 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 )
 
-// scheduler runs a crawl's loop on the run's Clock: it decides when each
-// request starts (the hosts served round-robin as their pace, robots.txt
-// and budgets allow), when to wait and for how long, and when the run
-// stops (the deadline, a budget, a signal, the grace period). It is the
-// one goroutine that touches the run's state.
-type scheduler struct {
-	*crawler
-}
-
 // paceSaveEvery is how often a running crawl writes every host's pace
 // state, so that a crawl killed without warning keeps what it learned
 // (raised delays are written at once anyway).

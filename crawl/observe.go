@@ -10,53 +10,53 @@ import (
 
 // observe feeds an answer into the host's pacer, counts it in the host's
 // statistics and holds the host when the answer keeps it away.
-func (c *crawler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
+func (sc *scheduler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
-	c.pacer.Sent(h.key, r.start, resp.Sent)
+	sc.pacer.Sent(h.key, r.start, resp.Sent)
 	o := outcomeOf(resp, r.slow, now)
-	v := c.pacer.Observe(h.key, now, o)
+	v := sc.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {
-		c.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
+		sc.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
 	}
 	if v.Raised {
-		c.saveState(h.key)
+		sc.saveState(h.key)
 	}
 	if v.Signal == pace.SignalBreaker {
-		markHold(h.stats, report.HoldMarkBreaker, c.start, now, v.Hold)
+		markHold(h.stats, report.HoldMarkBreaker, sc.start, now, v.Hold)
 	}
 	switch {
 	case v.Congestion:
 		h.backingOff = true
-		c.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
-			"delay", fmtDur(c.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+		sc.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
+			"delay", fmtDur(sc.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
 	if h.count(resp, o.RetryAfter > 0) {
-		c.throttled++
+		sc.throttled++
 	}
 	h.stats.Timeline = append(h.stats.Timeline, report.Point{
-		AtS:         now.Sub(c.start).Seconds(),
-		DelayS:      c.pacer.Delay(h.key, now).Seconds(),
+		AtS:         now.Sub(sc.start).Seconds(),
+		DelayS:      sc.pacer.Delay(h.key, now).Seconds(),
 		LatencyMS:   ms(resp.TTFB),
 		Status:      answered(resp),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
-	c.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
-		"delay", fmtDur(c.pacer.Delay(h.key, now)), "err", resp.Reason)
+	sc.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
+		"delay", fmtDur(sc.pacer.Delay(h.key, now)), "err", resp.Reason)
 	// How long the server asked polite to stay away (bounded by
 	// --max-hold), as a time that the host's entries keep across runs.
 	wait := v.Away
 	switch {
 	case v.Defer:
-		c.deferral(h, now, now.Add(wait), causeVerdict)
+		sc.deferral(h, now, now.Add(wait), causeVerdict)
 	case o.RetryAfter > 0:
-		c.deferral(h, now, now.Add(wait), causeRunEnd)
+		sc.deferral(h, now, now.Add(wait), causeRunEnd)
 	}
 	if !h.hold.until.IsZero() {
 		// The next run honours it too: the pacer keeps it in the state.
-		c.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
-		c.saveState(h.key)
+		sc.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
+		sc.saveState(h.key)
 	}
 	return v
 }

@@ -30,18 +30,19 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 	}
 	t.Cleanup(c.close)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	c.start = now
+	sc := c.sc
+	sc.start = now
 	u, _ := url.Parse("https://a.example/x")
-	h := c.hosts.get("a.example", now)
+	h := sc.hosts.get("a.example", now)
 	// As pace's own breaker test: calm answers, then a run of answers just
 	// over twice the median (under the latency signal's knee).
 	answer := func(ttfb time.Duration) {
 		now = now.Add(time.Second)
-		if r := c.pacer.Ready(h.key, now); r.After(now) {
+		if r := sc.pacer.Ready(h.key, now); r.After(now) {
 			now = r
 		}
-		c.pacer.Begin(h.key, now)
-		c.observe(h, result{host: h.key, url: u, start: now, resp: fetch.Response{Status: 200, TTFB: ttfb}}, now)
+		sc.pacer.Begin(h.key, now)
+		sc.observe(h, result{host: h.key, url: u, start: now, resp: fetch.Response{Status: 200, TTFB: ttfb}}, now)
 	}
 	for range 20 {
 		answer(100 * time.Millisecond)
@@ -56,7 +57,7 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 			slowAt = now
 		}
 	}
-	want := report.HoldMark{Kind: report.HoldMarkBreaker, AtS: slowAt.Sub(c.start).Seconds(), SpanS: cfg.Pace.BreakerCooldown.Seconds()}
+	want := report.HoldMark{Kind: report.HoldMarkBreaker, AtS: slowAt.Sub(sc.start).Seconds(), SpanS: cfg.Pace.BreakerCooldown.Seconds()}
 	if len(h.stats.Holds) != 1 || h.stats.Holds[0] != want {
 		t.Errorf("pauses %+v, want one: %+v", h.stats.Holds, want)
 	}

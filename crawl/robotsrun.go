@@ -18,60 +18,60 @@ import (
 // startRobots fetches the host's robots.txt unless a fresh copy is cached.
 // The cache, the fetch and its interpretation are the ones polite robots
 // check uses (RobotsFor).
-func (c *crawler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
+func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
-		rb, cp, err := robotscache.Cached(c.db, h.key, now)
+		rb, cp, err := robotscache.Cached(sc.db, h.key, now)
 		if err != nil {
 			return err
 		}
 		h.robotsCopy = cp
 		if rb != nil {
-			c.useRobots(h, rb, "cached")
+			sc.useRobots(h, rb, "cached")
 			return nil
 		}
 	}
 	h.robotsBusy = true
-	c.begin(h, now)
-	c.pacer.Begin(h.key, now)
+	sc.begin(h, now)
+	sc.pacer.Begin(h.key, now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	h.robots = robotscache.NewChain(u)
-	c.fetchRobots(ctx, h, u, now)
+	sc.fetchRobots(ctx, h, u, now)
 	return nil
 }
 
 // robotsHop starts the request for the redirect a robots.txt fetch of h
 // follows, once its host's pace allows it (readyAt): a request like any
 // other, counted in the budget, though not as an attempt of the host's.
-func (c *crawler) robotsHop(ctx context.Context, h *hostRun, now time.Time) {
+func (sc *scheduler) robotsHop(ctx context.Context, h *hostRun, now time.Time) {
 	u := h.robotsNext
 	h.robotsNext, h.robotsBusy = nil, true
-	c.setInflight(c.inflight + 1)
+	sc.setInflight(sc.inflight + 1)
 	h.inflight++
-	c.budget.requests++
+	sc.budget.requests++
 	h.stats.Requests++
-	c.pacer.Begin(urls.Host(u), now)
-	c.fetchRobots(ctx, h, u, now)
+	sc.pacer.Begin(urls.Host(u), now)
+	sc.fetchRobots(ctx, h, u, now)
 }
 
 // fetchRobots requests u, a step of h's robots.txt fetch, in its own
 // goroutine; the answer comes back on results like any other.
-func (c *crawler) fetchRobots(ctx context.Context, h *hostRun, u *url.URL, now time.Time) {
-	r := result{host: h.key, url: u, start: now, delay: c.pacer.Delay(h.key, now), robots: true}
+func (sc *scheduler) fetchRobots(ctx context.Context, h *hostRun, u *url.URL, now time.Time) {
+	r := result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true}
 	go func() {
-		r.resp = c.fetch.GetRobots(ctx, u)
-		if _, _, err := output.Archive(c.warc, u, r.resp, frontier.Entry{}); err != nil {
+		r.resp = sc.fetch.GetRobots(ctx, u)
+		if _, _, err := output.Archive(sc.warc, u, r.resp, frontier.Entry{}); err != nil {
 			r.werr = err
 		}
-		c.results <- r
+		sc.results <- r
 	}()
 }
 
 // handleRobots takes a robots.txt fetch into use.
-func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
+func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsBusy = false
-	if err := r.werr; err != nil && c.fatal == nil {
-		c.fatal = fmt.Errorf("write WARC record of %s: %w", r.url, err)
-		c.log.Error("stopping: cannot write WARC records", "err", err)
+	if err := r.werr; err != nil && sc.fatal == nil {
+		sc.fatal = fmt.Errorf("write WARC record of %s: %w", r.url, err)
+		sc.log.Error("stopping: cannot write WARC records", "err", err)
 	}
 	ch := h.robots
 	first := ch.Hops == 0
@@ -82,7 +82,7 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 	if first {
 		// The pace learns from the host's own answer; a redirect's
 		// target may be another host's.
-		c.observe(h, r, now)
+		sc.observe(h, r, now)
 	}
 	if next != nil {
 		h.robotsNext = next
@@ -96,43 +96,43 @@ func (c *crawler) handleRobots(h *hostRun, r result, now time.Time) {
 		// requests, and its URLs end the run excluded (leftover).
 		h.stop(holdRefused, report.StopPrivate, "private-address", time.Time{})
 		h.stats.Robots = "refused: private address"
-		c.log.Info("host refused: private address", "host", h.key)
+		sc.log.Info("host refused: private address", "host", h.key)
 		return
 	}
-	rb, how, fresh, err := robotscache.Settle(c.db, h.key, &ch.Result, h.robotsCopy, c.cfg.RobotsTTL, now)
+	rb, how, fresh, err := robotscache.Settle(sc.db, h.key, &ch.Result, h.robotsCopy, sc.cfg.RobotsTTL, now)
 	if err != nil {
-		c.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
+		sc.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 	}
 	if fresh != nil {
 		h.robotsCopy = fresh
 	}
 	if rb != nil {
-		c.useRobots(h, rb, how)
+		sc.useRobots(h, rb, how)
 		return
 	}
 	// Until robots.txt is known every request to the host is a robots.txt
 	// fetch, so h.requests counts the attempts.
-	if h.requests >= c.cfg.MaxAttempts {
+	if h.requests >= sc.cfg.MaxAttempts {
 		h.stop(holdDeferred, report.StopRobots, how+": URLs wait for the next run", time.Time{})
 		h.stats.Robots = h.hold.reason
-		c.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
+		sc.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
 		return
 	}
-	base := c.cfg.RobotsRetry
+	base := sc.cfg.RobotsRetry
 	if base <= 0 {
 		base = 5 * time.Second
 	}
-	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), c.cfg.Rand)
+	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), sc.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
-	markHold(h.stats, report.HoldMarkRobotsRetry, c.start, now, h.robotsWait)
+	markHold(h.stats, report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
 	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
-	c.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
+	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
 }
 
 // useRobots applies a host's robots.txt: its rules and its published floors.
-func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
+func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	h.rb, h.robotsRetryAt = rb, time.Time{}
-	g := rb.Group(c.agent)
+	g := rb.Group(sc.agent)
 	switch rb.Access {
 	case robots.Parsed:
 		h.stats.Robots = "parsed (" + how + ")"
@@ -141,11 +141,12 @@ func (c *crawler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	default:
 		h.stats.Robots = how
 	}
-	c.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
-	c.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
-	if c.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > c.cfg.MaxCrawlDelay {
-		h.stop(holdDeferred, report.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, c.cfg.MaxCrawlDelay), time.Time{})
-		c.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
+	sc.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
+	sc.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
+	if sc.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > sc.cfg.MaxCrawlDelay {
+		h.stop(holdDeferred, report.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, sc.cfg.MaxCrawlDelay), time.Time{})
+		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
-	c.maps.robotsSitemaps(h)
+	sc.maps.robotsSitemaps(h, sc.clock.Now())
+	sc.queueSitemaps()
 }

@@ -74,7 +74,7 @@ func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitema
 			u, ok := m.allows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
 			if ok {
 				m.stats(u.String(), e.URL)
-				m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
+				m.queued = append(m.queued, frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 					Kind: frontier.SitemapChild, Priority: sitemapPriority, Depth: e.Depth, Parent: e.URL, NextAt: now})
 			}
 		}
@@ -94,11 +94,7 @@ func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitema
 func (m *sitemapRun) allows(st *report.SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
 	u, err := urls.Parse(loc)
 	if err == nil {
-		var rs []string
-		if h := m.hosts.byKey[urls.Host(u)]; h != nil && h.rb != nil {
-			rs = h.rb.Sitemaps()
-		}
-		err = check(u.String(), rs)
+		err = check(u.String(), m.lines[urls.Host(u)])
 		if err == nil && from != nil && !urls.InScope(m.scope, from, u) {
 			err = fmt.Errorf("outside --scope %s", m.scope)
 		}
@@ -115,20 +111,12 @@ func (m *sitemapRun) allows(st *report.SitemapStats, from *url.URL, loc string, 
 }
 
 // queueListed queues a page a sitemap lists, with its priority and
-// lastmod; a known page takes the lastmod (in the frontier, and in the
-// host's buffer if it was taken already).
+// lastmod; a known page takes the lastmod (see hostSet.lastMod).
 func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
 	ne := frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 		Priority: p.SeedPriority(), Depth: e.Depth, Parent: e.URL, NextAt: now, LastMod: p.LastModUntil}
 	m.listedBy[ne.URL] = e.URL
-	m.ledger.add(ne)
-	if h := m.hosts.byKey[ne.Host]; h != nil && !ne.LastMod.IsZero() {
-		for i := range h.buf {
-			if h.buf[i].URL == ne.URL {
-				h.buf[i].LastMod = ne.LastMod
-			}
-		}
-	}
+	m.queued = append(m.queued, ne)
 }
 
 // report sums the run's sitemaps; nil when none was met.

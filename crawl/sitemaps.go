@@ -7,10 +7,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
@@ -34,29 +32,37 @@ const sitemapPriority = 1 << 20
 // lists (through the ledger), and finds the pages their lastmod lets the
 // run skip. Only the loop goroutine touches it.
 type sitemapRun struct {
-	job    string
-	scope  urls.Scope
-	clock  clock.Clock
-	log    *slog.Logger
-	ledger *ledger
-	hosts  *hostSet    // robots.txt Sitemap lines, buffered entries
-	out    *output.Dir // whether a page's body is on disk
+	job   string
+	scope urls.Scope
+	log   *slog.Logger
 
 	seeds     fetch.Origins   // the seeds' origins
 	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
 	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
 	byURL     map[string]*report.SitemapStats
 	order     []*report.SitemapStats
-	listedBy  map[string]string // page URL -> the sitemap that listed it, this run
+	listedBy  map[string]string   // page URL -> the sitemap that listed it, this run
+	lines     map[string][]string // host -> the Sitemap lines of its robots.txt, once known
+	queued    []frontier.Entry    // entries to queue, until take
 }
 
 // newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
 // which the seed loader fills before the first request.
-func newSitemapRun(c *crawler, seeds map[fetch.Origin]bool) *sitemapRun {
-	return &sitemapRun{job: c.cfg.Job, scope: c.cfg.Scope, clock: c.clock, log: c.log,
-		ledger: c.ledger, hosts: c.hosts, out: c.out,
-		seeds: seeds, robotsFor: map[string]bool{},
+func newSitemapRun(cfg *Config, seeds fetch.Origins) *sitemapRun {
+	return &sitemapRun{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger,
+		seeds: seeds, robotsFor: map[string]bool{}, lines: map[string][]string{},
 		byURL: map[string]*report.SitemapStats{}, listedBy: map[string]string{}}
+}
+
+// take returns the entries the sitemaps read so far want queued, and
+// forgets them.
+func (m *sitemapRun) take() []frontier.Entry {
+	if m == nil {
+		return nil
+	}
+	q := m.queued
+	m.queued = nil
+	return q
 }
 
 // isSeedHost reports whether key is a seed's host, once the seeds are in.
@@ -89,15 +95,19 @@ func (m *sitemapRun) seedEntry(e *frontier.Entry, u *url.URL) {
 	}
 }
 
-// robotsSitemaps queues the Sitemap lines of a seed host's robots.txt,
-// once a run, within --scope. m may be nil (no --sitemaps).
-func (m *sitemapRun) robotsSitemaps(h *hostRun) {
-	if m == nil || !m.isSeedHost(h.key) || m.robotsFor[h.key] || h.rb == nil {
+// robotsSitemaps learns the Sitemap lines of h's robots.txt, and queues
+// those of a seed host, once a run, within --scope. m may be nil (no
+// --sitemaps).
+func (m *sitemapRun) robotsSitemaps(h *hostRun, now time.Time) {
+	if m == nil || h.rb == nil {
+		return
+	}
+	m.lines[h.key] = h.rb.Sitemaps()
+	if !m.isSeedHost(h.key) || m.robotsFor[h.key] {
 		return
 	}
 	m.robotsFor[h.key] = true
 	from := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	now := m.clock.Now()
 	for _, line := range h.rb.Sitemaps() {
 		u, err := urls.Parse(line)
 		if err != nil || !urls.InScope(m.scope, from, u) {
@@ -105,7 +115,7 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun) {
 			continue
 		}
 		m.stats(u.String(), "robots.txt")
-		m.ledger.add(frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
+		m.queued = append(m.queued, frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
 			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
 	}
 }
@@ -123,11 +133,11 @@ func sitemapValidators(e frontier.Entry) http.Header {
 	return hdr
 }
 
-// unchangedBySitemap reports whether a page need not be requested: a
-// sitemap's lastmod for it is not after its last successful fetch, and
-// its body is on disk. It then records the page as not modified. m may
-// be nil (no --sitemaps).
-func (m *sitemapRun) unchanged(e frontier.Entry) bool {
+// unchanged reports whether a page need not be requested: a sitemap's
+// lastmod for it is not after its last successful fetch, and its body is
+// on disk (onDisk). It then counts the page for its sitemap; the caller
+// records it as not modified. m may be nil (no --sitemaps).
+func (m *sitemapRun) unchanged(e frontier.Entry, onDisk func(file string) bool) bool {
 	if m == nil || e.Kind != frontier.Page || e.LastMod.IsZero() || e.File == "" {
 		return false
 	}
@@ -138,7 +148,7 @@ func (m *sitemapRun) unchanged(e frontier.Entry) bool {
 	if !sitemap.Unchanged(sitemap.Entry{Loc: e.URL, LastMod: e.LastMod, LastModUntil: e.LastMod}, last) {
 		return false
 	}
-	if !m.out.Has(e.File) {
+	if !onDisk(e.File) {
 		return false
 	}
 	by := m.listedBy[e.URL]
@@ -146,6 +156,5 @@ func (m *sitemapRun) unchanged(e frontier.Entry) bool {
 		by = e.Parent
 	}
 	m.stats(by, "").Unchanged++
-	m.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
 	return true
 }

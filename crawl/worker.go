@@ -42,23 +42,23 @@ type result struct {
 }
 
 // startFetch starts a request for e in its own goroutine.
-func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
+func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
 	u, _ := urls.Parse(e.URL)
 	e.Attempts++
-	c.begin(h, now)
-	r := result{host: h.key, entry: e, url: u, start: now, delay: c.pacer.Delay(h.key, now)}
-	c.pacer.Begin(h.key, now)
+	sc.begin(h, now)
+	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.key, now)}
+	sc.pacer.Begin(h.key, now)
 	if e.Kind != frontier.Page {
 		hdr := sitemapValidators(e)
 		go func() {
-			r.resp, r.sitemap = c.fetch.GetSitemap(ctx, u, hdr)
-			c.results <- r
+			r.resp, r.sitemap = sc.fetch.GetSitemap(ctx, u, hdr)
+			sc.results <- r
 		}()
 		return
 	}
 	hdr := http.Header{}
 	if e.File != "" {
-		if c.out.Has(e.File) {
+		if sc.out.Has(e.File) {
 			if e.ETag != "" {
 				hdr.Set("If-None-Match", e.ETag)
 			}
@@ -67,24 +67,24 @@ func (c *crawler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, 
 			}
 		}
 	}
-	follow := e.Depth < c.cfg.Depth
+	follow := e.Depth < sc.cfg.Depth
 	go func() {
-		r.resp = c.fetch.Get(ctx, u, hdr)
+		r.resp = sc.fetch.Get(ctx, u, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
-			keepBody(&c.cfg, c.out, &r, follow)
+			keepBody(sc.cfg, sc.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = output.Archive(c.warc, u, r.resp, e); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = output.Archive(sc.warc, u, r.resp, e); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
-		c.results <- r
+		sc.results <- r
 	}()
 }
 
 // begin counts a request to h starting at now.
-func (c *crawler) begin(h *hostRun, now time.Time) {
-	c.setInflight(c.inflight + 1)
-	c.budget.requests++
+func (sc *scheduler) begin(h *hostRun, now time.Time) {
+	sc.setInflight(sc.inflight + 1)
+	sc.budget.requests++
 	h.inflight++
 	h.requests++
 	h.stats.Requests++
@@ -96,9 +96,9 @@ func (c *crawler) begin(h *hostRun, now time.Time) {
 
 // setInflight sets how many requests the run has in flight, and tells
 // the clock if it wants to know.
-func (c *crawler) setInflight(n int) {
-	c.inflight = n
-	if w, ok := c.clock.(clock.InflightWatcher); ok {
+func (sc *scheduler) setInflight(n int) {
+	sc.inflight = n
+	if w, ok := sc.clock.(clock.InflightWatcher); ok {
 		w.InFlight(n)
 	}
 }

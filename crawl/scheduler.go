@@ -1,0 +1,164 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/polite-crawler/polite/crawl/warc"
+	"github.com/polite-crawler/polite/pace"
+)
+
+// scheduler runs a crawl's loop on the run's Clock: it decides when each
+// request starts (the hosts served round-robin as their pace, robots.txt
+// and budgets allow), when to wait and for how long, and when the run
+// stops (the deadline, a budget, a signal, the grace period). It owns the
+// run's changing state (the pacer, the hosts, the budgets, the ledger, the
+// sitemaps read) and is the one goroutine that touches it: workers fetch
+// and write bodies, and hand their result back on results.
+type scheduler struct {
+	// What the run gives it; read only.
+	cfg   *Config
+	db    Store
+	clock clock.Clock
+	fetch *fetch.Client
+	out   *output.Dir
+	log   *slog.Logger
+	agent string
+	start time.Time    // the run's start, from begin
+	warc  *warc.Writer // --warc: the run's WARC files; nil for none
+
+	// What it owns.
+	pacer  *pace.Pacer
+	hosts  *hostSet
+	budget budgets
+	ledger *ledger
+	links  discovery
+	maps   *sitemapRun // nil without --sitemaps
+
+	results   chan result
+	inflight  int
+	throttled int
+
+	stopReason string
+	fatal      error
+}
+
+// newScheduler makes the scheduler of c's run; started completes it once
+// the run has started.
+func newScheduler(c *crawler) *scheduler {
+	cfg := &c.cfg
+	sc := &scheduler{cfg: cfg, db: c.db, clock: c.clock, fetch: c.fetch, out: c.out, log: c.log, agent: c.agent,
+		pacer:   pace.New(cfg.Pace, cfg.Rand),
+		ledger:  newLedger(cfg.Job),
+		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
+		results: make(chan result, cfg.Concurrency),
+		budget:  budgets{cfg: cfg},
+	}
+	sc.hosts = &hostSet{db: c.db, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
+	if cfg.Sitemaps {
+		sc.maps = newSitemapRun(cfg, c.fetch.Origins())
+	}
+	return sc
+}
+
+// started gives the scheduler the started run: when it started, its id and
+// manifest journal, and its WARC files (nil without --warc).
+func (sc *scheduler) started(start time.Time, runID int64, manifest *os.File, w *warc.Writer) {
+	sc.start, sc.warc = start, w
+	sc.ledger.runID, sc.ledger.manifest = runID, manifest
+	sc.hosts.stale = true
+}
+
+// queueSitemaps queues what the sitemaps read want queued.
+func (sc *scheduler) queueSitemaps() {
+	for _, e := range sc.maps.take() {
+		sc.ledger.add(e)
+		sc.hosts.lastMod(e)
+	}
+}
+
+// closeWarc finishes the run's last WARC file and its index; a second
+// call does nothing.
+func (sc *scheduler) closeWarc() error {
+	if sc.warc == nil {
+		return nil
+	}
+	if err := sc.warc.Close(); err != nil {
+		return fmt.Errorf("close WARC files: %w", err)
+	}
+	return nil
+}
+
+// wrapUp ends the loop's state at end: what the hosts hold goes back to
+// the frontier as their holds say, the ledger is written, every host's
+// pace state is saved, and the WARC files and the run's manifest journal
+// are closed.
+func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
+	var leaveErr error
+	for _, h := range sc.hosts.byKey {
+		state := h.hold.kind.leftover()
+		for _, e := range h.buf {
+			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
+			if state != frontier.Queued {
+				e.Reason = h.hold.reason
+				sc.ledger.settle(e)
+			} else {
+				sc.ledger.change(e)
+			}
+		}
+		h.buf = nil
+		if state != frontier.Queued || !h.hold.until.IsZero() {
+			leaveErr = errors.Join(leaveErr, sc.hosts.leave(h, state, sc.ledger, end))
+		}
+	}
+	_, flushErr = sc.ledger.flush(sc.db)
+	flushErr = errors.Join(leaveErr, flushErr)
+	saveErr = errors.Join(sc.hosts.save(end), sc.closeWarc())
+	return flushErr, saveErr, sc.ledger.closeManifest()
+}
+
+// close releases what the scheduler holds open, when the run ends early.
+func (sc *scheduler) close() {
+	sc.closeWarc()
+	sc.ledger.close()
+}
+
+// report adds what the loop did to rep: why it stopped, the budgets that
+// bound, each host's statistics and the totals, the dead URLs and the
+// sitemaps.
+func (sc *scheduler) report(rep *report.Report, end time.Time) {
+	rep.Start, rep.DurationS = sc.start, end.Sub(sc.start).Seconds()
+	rep.StopReason, rep.BudgetsBound = sc.stopReason, sc.budget.bound
+	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
+	rep.Stop = runStop(sc.stopReason)
+	if rep.StopReason == "" {
+		rep.StopReason, rep.Stop = "done", report.StopDone
+	}
+	for _, h := range sc.hosts.sorted() {
+		s := h.stats
+		finishStats(s, h.latencies)
+		s.DelayEndS = secs(sc.pacer.Delay(h.key, end))
+		s.StoredEndS = secs(sc.pacer.State(h.key).Delay)
+		f, src := sc.pacer.Floor(h.key)
+		s.FloorS, s.FloorSource = secs(f), string(src)
+		s.Stopped, s.StoppedReason = h.stopped(runStop(sc.stopReason))
+		rep.Hosts = append(rep.Hosts, s)
+		rep.Totals.Requests += s.Requests
+		rep.Totals.Retries += s.Retries
+		rep.Totals.Throttled += s.S429 + s.S503
+		rep.Totals.Bytes += s.Bytes
+	}
+	counts := sc.ledger.counts
+	rep.Totals.Done = counts[frontier.Done]
+	rep.Totals.NotModified = counts[frontier.NotModified]
+	rep.Totals.Excluded = counts[frontier.Excluded]
+	rep.Totals.Dead = counts[frontier.Dead]
+}
