@@ -4,12 +4,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"strings"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // ErrNotFound is returned when a run or entry does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = frontier.ErrNotFound
 
 // The records of a frontier are crawl/frontier's: store keeps them.
 type (

@@ -158,6 +158,9 @@ func ThisProcess(job string) Holder {
 	return Holder{PID: os.Getpid(), Hostname: h, Job: job, Since: time.Now()}
 }
 
+// ErrNotFound is what a store returns for a record it does not have.
+var ErrNotFound = errors.New("not found")
+
 // ErrLockLost is returned by a store's Heartbeat when the crawl lock is no
 // longer the caller's: another crawl took it over after a silence of Stale.
 var ErrLockLost = errors.New("the crawl lock was taken over by another crawl")

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store/storetest"
 )
 
@@ -21,6 +21,6 @@ func TestConformance(t *testing.T) {
 				return db
 			}
 		},
-		NotFound: store.ErrNotFound,
+		NotFound: frontier.ErrNotFound,
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/store"
 )
 
 // This file maps crawl.Store's crawl lock onto the worker registry: on
@@ -55,7 +54,7 @@ func (db *DB) Heartbeat(_ frontier.Holder, _ int64) error {
 		return fmt.Errorf("heartbeat: %w (not registered)", frontier.ErrLockLost)
 	}
 	err := db.Beat(id, db.leaseTTL())
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, frontier.ErrNotFound) {
 		return fmt.Errorf("heartbeat of worker %d: %w (deregistered)", id, frontier.ErrLockLost)
 	}
 	return err

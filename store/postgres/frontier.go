@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/store"
 )
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
@@ -187,7 +186,7 @@ func (db *DB) Update(es []frontier.Entry) error {
 
 // update writes back es. With a worker (not 0), an entry is written only
 // while that worker holds its lease, and the ids of the others are
-// returned; without, a missing entry is store.ErrNotFound.
+// returned; without, a missing entry is frontier.ErrNotFound.
 func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]int64, error) {
 	var lost []int64
 	for _, e := range es {
@@ -217,7 +216,7 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 			continue
 		}
 		if worker == 0 {
-			return nil, fmt.Errorf("%s: %w", e.URL, store.ErrNotFound)
+			return nil, fmt.Errorf("%s: %w", e.URL, frontier.ErrNotFound)
 		}
 		lost = append(lost, e.ID)
 	}
@@ -295,7 +294,7 @@ func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry
 	return es, err
 }
 
-// Get returns the job's entry for a URL; store.ErrNotFound if there is none.
+// Get returns the job's entry for a URL; frontier.ErrNotFound if there is none.
 func (db *DB) Get(job, url string) (frontier.Entry, error) {
 	var es []frontier.Entry
 	err := db.read("get entry "+url, func(ctx context.Context, tx pgx.Tx) error {
@@ -307,7 +306,7 @@ func (db *DB) Get(job, url string) (frontier.Entry, error) {
 		return frontier.Entry{}, err
 	}
 	if len(es) == 0 {
-		return frontier.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, store.ErrNotFound)
+		return frontier.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, frontier.ErrNotFound)
 	}
 	return es[0], nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/store"
 )
 
 // BeginRun records the start of a run of job. A zero at means the store's
@@ -30,7 +29,7 @@ func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
 }
 
 // EndRun records the end of a run with its report. An unknown id is
-// store.ErrNotFound. A zero at means the store's clock.
+// frontier.ErrNotFound. A zero at means the store's clock.
 func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
 	if at.IsZero() {
 		at = db.localNow()
@@ -39,7 +38,7 @@ func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, repor
 		tag, err := tx.Exec(ctx, `UPDATE runs SET ended_at = $1, exit_code = $2, summary = $3, report = $4 WHERE id = $5`,
 			toNanos(at), exitCode, summary, report, id)
 		if err == nil && tag.RowsAffected() == 0 {
-			err = store.ErrNotFound
+			err = frontier.ErrNotFound
 		}
 		return err
 	})
@@ -74,7 +73,7 @@ func (db *DB) Runs(limit int) ([]frontier.Run, error) {
 	return rs, err
 }
 
-// GetRun returns one run with its report; store.ErrNotFound if there is
+// GetRun returns one run with its report; frontier.ErrNotFound if there is
 // none.
 func (db *DB) GetRun(id int64) (frontier.Run, error) {
 	var r frontier.Run
@@ -82,7 +81,7 @@ func (db *DB) GetRun(id int64) (frontier.Run, error) {
 		var err error
 		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report, `+runBeat+` FROM runs WHERE id = $1`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ErrNotFound
+			return frontier.ErrNotFound
 		}
 		return err
 	})

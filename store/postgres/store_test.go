@@ -123,7 +123,7 @@ func TestWorkersRegistry(t *testing.T) {
 	if _, err := a.Deregister(wa.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Beat(wa.ID, 0); !errors.Is(err, store.ErrNotFound) {
+	if err := a.Beat(wa.ID, 0); !errors.Is(err, frontier.ErrNotFound) {
 		t.Errorf("Beat after Deregister: %v, want ErrNotFound", err)
 	}
 	if ws, err := b.Workers(time.Hour); err != nil || len(ws) != 1 || ws[0].Hostname != "m2" || ws[0].PID != 22 || ws[0].Job != "j" {

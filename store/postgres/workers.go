@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/store"
 )
 
 // Worker is one crawl process working a job on this database.
@@ -38,7 +37,7 @@ func (db *DB) Register(w frontier.Holder) (Worker, error) {
 
 // Beat records that the worker is alive now and extends its leases to
 // lease from now (none when lease is 0). A worker that was deregistered
-// (or never registered) is store.ErrNotFound: it should stop.
+// (or never registered) is frontier.ErrNotFound: it should stop.
 func (db *DB) Beat(id int64, lease time.Duration) error {
 	return db.write(fmt.Sprintf("heartbeat of worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE workers SET heartbeat_at = `+sqlNow("$2")+` WHERE id = $1`, id, db.nowArg())
@@ -46,7 +45,7 @@ func (db *DB) Beat(id int64, lease time.Duration) error {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return store.ErrNotFound
+			return frontier.ErrNotFound
 		}
 		if lease > 0 {
 			_, err = tx.Exec(ctx, `UPDATE frontier SET lease_until = `+sqlNow("$2")+` + $3
