@@ -90,16 +90,17 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 
 func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, crawltest.Config{})
-	cfg := fastConfig(t, srv.URL+"/slow/4000", srv.URL+"/fast")
+	// The origin answers in memory on the crawl's fake clock: its /slow
+	// page holds the one worker for 4 s of fake time.
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	origin := crawltest.New(crawltest.Config{Clock: clk})
+	const site = "http://slow.example"
+	cfg := fastConfig(t, site+"/slow/4000", site+"/fast")
 	cfg.MaxDuration = 200 * time.Millisecond
 	cfg.Grace = 100 * time.Millisecond
 	cfg.Concurrency = 1 // every worker busy with the slow request
-	// The slow request holds the one worker for 4 s of wall time: fake
-	// time may pass once it has been in flight for 50 ms of it.
-	clk := clock.NewFake(time.Now())
-	cfg.Clock = clk
-	t.Cleanup(clk.AutoSlow(5*time.Millisecond, 50*time.Millisecond))
+	cfg.Fetcher = &crawltest.Fetcher{Clock: clk, Handler: origin, Latency: time.Millisecond}
+	crawltest.OnClock(t, &cfg, clk)
 	db := mustOpen(t)
 
 	start := clk.Now()
@@ -110,7 +111,7 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 	if el := clk.Since(start); el > cfg.MaxDuration+cfg.Grace {
 		t.Errorf("run took %s with --max-duration %s and grace %s", el, cfg.MaxDuration, cfg.Grace)
 	}
-	slow := mustGet(t, db, cfg.Job, srv.URL+"/slow/4000")
+	slow := mustGet(t, db, cfg.Job, site+"/slow/4000")
 	if slow.State != store.Queued || slow.Attempts != 0 {
 		t.Errorf("the cut request's entry: state %s attempts %d, want queued with 0 attempts", slow.State, slow.Attempts)
 	}

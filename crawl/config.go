@@ -70,6 +70,7 @@ type Config struct {
 	Grace time.Duration // how long in-flight requests may finish after a stop
 
 	Clock    clock.Clock
+	Fetcher  Fetcher // makes the requests; nil: polite's HTTP client (crawl/fetch)
 	Rand     func() float64
 	Logger   *slog.Logger
 	Progress func(Progress) // called a few times a second; nil for none

@@ -1,9 +1,12 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"time"
 
@@ -12,9 +15,21 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
+
+// Fetcher makes a crawl's requests: fetch.Client over HTTP, or a test's
+// fake that answers in memory on a fake clock (crawltest.Fetcher). Its
+// methods are called from the workers' goroutines, concurrently.
+type Fetcher interface {
+	Get(ctx context.Context, u *url.URL, extra http.Header) fetch.Response
+	GetRobots(ctx context.Context, u *url.URL) fetch.Response
+	GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (fetch.Response, *sitemap.Result)
+}
+
+var _ Fetcher = (*fetch.Client)(nil)
 
 // scheduler runs a crawl's loop on the run's Clock: it decides when each
 // request starts (the hosts served round-robin as their pace, robots.txt
@@ -28,7 +43,7 @@ type scheduler struct {
 	cfg   *Config
 	db    Store
 	clock clock.Clock
-	fetch *fetch.Client
+	fetch Fetcher
 	out   *output.Dir
 	log   *slog.Logger
 	agent string
@@ -55,7 +70,11 @@ type scheduler struct {
 // the run has started.
 func newScheduler(c *crawler) *scheduler {
 	cfg := &c.cfg
-	sc := &scheduler{cfg: cfg, db: c.db, clock: c.clock, fetch: c.fetch, out: c.out, log: c.log, agent: c.agent,
+	var f Fetcher = c.fetch
+	if cfg.Fetcher != nil {
+		f = cfg.Fetcher
+	}
+	sc := &scheduler{cfg: cfg, db: c.db, clock: c.clock, fetch: f, out: c.out, log: c.log, agent: c.agent,
 		pacer:   pace.New(cfg.Pace, cfg.Rand),
 		ledger:  newLedger(cfg.Job),
 		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},

@@ -46,9 +46,18 @@ type realTimer struct{ t *time.Timer }
 func (t realTimer) C() <-chan time.Time { return t.t.C }
 func (t realTimer) Stop() bool          { return t.t.Stop() }
 
+// Holder is an optional part of a Clock: Sleep waits in its Hold, so
+// that a fake clock knows the goroutine waits on it (see Fake.Hold).
+type Holder interface {
+	Hold(ctx context.Context, d time.Duration) bool
+}
+
 // Sleep waits d on c, or until ctx is done; it reports whether the full
 // wait elapsed.
 func Sleep(ctx context.Context, c Clock, d time.Duration) bool {
+	if h, ok := c.(Holder); ok {
+		return h.Hold(ctx, d)
+	}
 	if d <= 0 {
 		return ctx.Err() == nil
 	}

@@ -1,23 +1,31 @@
 package clock
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
 )
 
-// Fake is a Clock for tests: time stands still until the test advances
-// it (Advance, AdvanceToNext), or until Auto finds the run waiting on time
-// alone and moves it to the next timer at once. Its zero value is not
-// usable: get one from NewFake. It is safe for concurrent use.
+// Fake is a Clock for tests: time stands still until the test advances it
+// (Advance, AdvanceToNext) or, with Auto, until every goroutine the clock
+// knows of waits on it; real time never moves it. The goroutines it knows
+// of are a crawl's loop, once the loop has said when it waits (Waiting),
+// and those blocked in Hold (a fake request's latency, a Sleep). A
+// request in flight that is not held on the clock (a real one over
+// loopback) keeps the clock still until its answer has been handled.
+//
+// Its zero value is not usable: get one from NewFake. It is safe for
+// concurrent use.
 type Fake struct {
 	mu       sync.Mutex
 	now      time.Time
 	timers   []*timer // pending, in no order
-	activity uint64   // calls so far: Auto waits for a quiet spell
+	auto     bool     // Auto is on
 	inflight int      // requests in flight, as the run last said
+	held     int      // goroutines blocked in Hold
 	watched  bool     // a run's loop says when it waits (Waiting)
-	waiting  bool     // the loop waits, as it last said
+	waiting  bool     // the loop waits, as it last said, and nothing woke it since
 }
 
 // NewFake returns a clock standing at t0.
@@ -29,7 +37,6 @@ var _ Clock = (*Fake)(nil)
 func (c *Fake) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
 	return c.now
 }
 
@@ -41,8 +48,13 @@ func (c *Fake) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 func (c *Fake) NewTimer(d time.Duration) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
-	t := &timer{c: c, when: c.now.Add(d), ch: make(chan time.Time, 1)}
+	return c.newTimer(d, false)
+}
+
+// newTimer is NewTimer; held says a goroutine in Hold waits on it. The
+// caller holds c.mu.
+func (c *Fake) newTimer(d time.Duration, held bool) *timer {
+	t := &timer{c: c, when: c.now.Add(d), ch: make(chan time.Time, 1), held: held}
 	if d <= 0 {
 		t.ch <- c.now
 		return t
@@ -51,12 +63,41 @@ func (c *Fake) NewTimer(d time.Duration) Timer {
 	return t
 }
 
+// Hold blocks until the clock has moved d on, or ctx is done; it reports
+// whether the whole wait passed. While it blocks, the calling goroutine
+// counts as waiting on the clock, so Auto may move it: Hold is how a fake
+// request spends its latency and how Sleep waits on a Fake.
+func (c *Fake) Hold(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	c.mu.Lock()
+	t := c.newTimer(d, true)
+	t.ctx = ctx
+	c.held++
+	c.step()
+	c.mu.Unlock()
+	select {
+	case <-t.ch:
+		return true // advanceTo counted the goroutine out
+	case <-ctx.Done():
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.remove(t) {
+			c.held--
+			return false
+		}
+		// Fired as ctx ended, the wait passed all the same; unless step
+		// dropped it for its ended ctx.
+		return !t.dropped
+	}
+}
+
 // Advance moves the clock d ahead, firing every timer due on the way, in
 // the order of their times.
 func (c *Fake) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
 	c.advanceTo(c.now.Add(d))
 }
 
@@ -70,7 +111,6 @@ func (c *Fake) AdvanceToNext() bool {
 
 // advanceToNext is AdvanceToNext; the caller holds c.mu.
 func (c *Fake) advanceToNext() bool {
-	c.activity++
 	if len(c.timers) == 0 {
 		return false
 	}
@@ -84,13 +124,13 @@ func (c *Fake) advanceToNext() bool {
 	return true
 }
 
-// InFlight is told by a crawl how many requests it has in flight; Auto
-// lets fake time pass during them only when they are slow.
+// InFlight is told by a crawl how many requests it has in flight: with
+// Auto, the clock moves only while each of them is held on it.
 func (c *Fake) InFlight(n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
 	c.inflight = n
+	c.step()
 }
 
 // Waiting is told by a crawl's loop when it starts and stops waiting (on
@@ -100,8 +140,8 @@ func (c *Fake) InFlight(n int) {
 func (c *Fake) Waiting(w bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
 	c.watched, c.waiting = true, w
+	c.step()
 }
 
 // Pending returns how many timers wait to fire.
@@ -111,64 +151,58 @@ func (c *Fake) Pending() int {
 	return len(c.timers)
 }
 
-// Auto moves the clock to the next pending timer whenever nobody has used
-// it for quiet (real time) and the run has no request in flight: then
-// whoever waits, waits on time alone. A request in flight for slow (real
-// time, 200 x quiet: long enough that a loaded machine, not the
-// server, is never taken for a slow server) lets fake time pass too, so
-// that a slow server meets a --max-duration or a grace period as it would
-// for real. Once a run's loop has said when it waits (Waiting), Auto moves
-// the clock only while it does. The returned func stops it; call it before
-// the test ends.
-func (c *Fake) Auto(quiet time.Duration) (stop func()) {
-	return c.AutoSlow(quiet, 200*quiet)
-}
-
-// AutoSlow is Auto with the real time after which a request in flight
-// counts as slow given: a test whose server holds a request for seconds
-// of wall time on purpose lets fake time pass sooner.
-func (c *Fake) AutoSlow(quiet, slow time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(quiet)
-		defer tick.Stop()
-		var last uint64
-		var quietFor time.Duration
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			c.mu.Lock()
-			if c.activity != last {
-				last, quietFor = c.activity, 0
-				c.mu.Unlock()
-				continue
-			}
-			quietFor += quiet
-			busy := c.inflight > 0
-			if (busy && quietFor < slow) || (c.watched && !c.waiting) {
-				c.mu.Unlock()
-				continue
-			}
-			// Checked and moved under one lock: the loop cannot stop
-			// waiting in between.
-			c.advanceToNext()
-			last, quietFor = c.activity, 0
-			c.mu.Unlock()
-		}
-	}()
+// Auto makes the clock move by itself to its next timer whenever every
+// goroutine it knows of waits on it (see Fake): the loop waits, each
+// request in flight is held, and someone is waiting at all. It moves one
+// timer at a time: whoever that timer wakes runs before the clock moves
+// again. The returned func turns it off.
+func (c *Fake) Auto() (stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.auto = true
+	c.step()
 	return func() {
-		close(done)
-		<-finished
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.auto = false
 	}
 }
 
-// advanceTo moves the clock to at, firing the timers due by then. The
-// caller holds c.mu.
+// step moves the clock to its next timer if Auto is on and every
+// goroutine the clock knows of waits on it. The caller holds c.mu.
+func (c *Fake) step() {
+	c.dropEnded()
+	if !c.auto || c.held < c.inflight {
+		return
+	}
+	if c.watched && !c.waiting || !c.watched && c.held == 0 {
+		return
+	}
+	c.advanceToNext()
+}
+
+// dropEnded counts out the holds whose context has ended: their
+// goroutines are about to return, not waiting on the clock, and their
+// timers must not move it. The caller holds c.mu.
+func (c *Fake) dropEnded() {
+	n := 0
+	for _, t := range c.timers {
+		if t.held && t.ctx != nil && t.ctx.Err() != nil {
+			t.dropped = true
+			c.held--
+			continue
+		}
+		c.timers[n] = t
+		n++
+	}
+	clear(c.timers[n:])
+	c.timers = c.timers[:n]
+}
+
+// advanceTo moves the clock to at, firing the timers due by then. A held
+// goroutine whose timer fires no longer waits on the clock; any other
+// timer may wake the loop, which then counts as busy until it says it
+// waits again. The caller holds c.mu.
 func (c *Fake) advanceTo(at time.Time) {
 	sort.Slice(c.timers, func(i, j int) bool { return c.timers[i].when.Before(c.timers[j].when) })
 	n := 0
@@ -179,11 +213,28 @@ func (c *Fake) advanceTo(at time.Time) {
 			continue
 		}
 		c.now = later(c.now, t.when)
+		if t.held {
+			c.held--
+		} else {
+			c.waiting = false
+		}
 		t.ch <- t.when // capacity 1, and a timer fires once
 	}
 	clear(c.timers[n:])
 	c.timers = c.timers[:n]
 	c.now = later(c.now, at)
+}
+
+// remove takes t off the pending timers; it reports whether t was pending.
+// The caller holds c.mu.
+func (c *Fake) remove(t *timer) bool {
+	for i, p := range c.timers {
+		if p == t {
+			c.timers = append(c.timers[:i], c.timers[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func later(a, b time.Time) time.Time {
@@ -194,9 +245,12 @@ func later(a, b time.Time) time.Time {
 }
 
 type timer struct {
-	c    *Fake
-	when time.Time
-	ch   chan time.Time
+	c       *Fake
+	when    time.Time
+	ch      chan time.Time
+	held    bool            // a goroutine in Hold waits on it
+	ctx     context.Context // the Hold's context
+	dropped bool            // counted out by dropEnded
 }
 
 func (t *timer) C() <-chan time.Time { return t.ch }
@@ -206,12 +260,5 @@ func (t *timer) Stop() bool {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.activity++
-	for i, p := range c.timers {
-		if p == t {
-			c.timers = append(c.timers[:i], c.timers[i+1:]...)
-			return true
-		}
-	}
-	return false
+	return c.remove(t)
 }

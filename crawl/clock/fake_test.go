@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -76,70 +77,116 @@ func TestAdvanceToNext(t *testing.T) {
 	}
 }
 
-// TestAuto: a goroutine waiting on time alone is woken without the test
-// advancing the clock, and fake time passes as its timer says.
+// held starts a goroutine holding d on c and returns a channel that
+// gives Hold's answer and the clock's time when it returned.
+func held(c *Fake, ctx context.Context, d time.Duration) <-chan time.Time {
+	out := make(chan time.Time, 1)
+	go func() {
+		if c.Hold(ctx, d) {
+			out <- c.Now()
+		}
+		close(out)
+	}()
+	return out
+}
+
+// TestAuto: a goroutine held on the clock with nothing else known to it
+// is woken at once, fake time having passed as its hold said, with no
+// real time spent.
 func TestAuto(t *testing.T) {
 	c := NewFake(t0)
-	stop := c.Auto(time.Millisecond)
-	defer stop()
-	tm := c.NewTimer(time.Hour)
-	select {
-	case at := <-tm.C():
-		if !at.Equal(t0.Add(time.Hour)) {
-			t.Errorf("fired at %v, want %v", at, t0.Add(time.Hour))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Auto never advanced to the pending timer")
+	defer c.Auto()()
+	if at, ok := <-held(c, context.Background(), time.Hour); !ok || !at.Equal(t0.Add(time.Hour)) {
+		t.Errorf("Hold returned at %v (%v), want %v", at, ok, t0.Add(time.Hour))
 	}
 }
 
-// TestAutoWaitsForRequestsInFlight: with a request in flight Auto lets a
-// short quiet spell pass without moving the clock; once the request is
-// slow (40 quiet spells), fake time passes too.
+// TestAutoWaitsForRequestsInFlight: with two requests in flight and the
+// loop waiting, the clock stays still while one of them is not held on it
+// (a real request), and moves once both are.
 func TestAutoWaitsForRequestsInFlight(t *testing.T) {
 	c := NewFake(t0)
+	defer c.Auto()()
+	c.InFlight(2)
+	loop := c.NewTimer(time.Hour)
+	c.Waiting(true)
+	// One request waits on the clock; the other is still out.
+	c.mu.Lock()
+	first := c.newTimer(time.Minute, true)
+	c.held++
+	c.step()
+	c.mu.Unlock()
+	if got := c.Now(); !got.Equal(t0) {
+		t.Fatalf("Now = %v with a request not held on the clock, want %v", got, t0)
+	}
+	if _, ok := fired(first); ok {
+		t.Fatal("the held request's timer fired while another request was out")
+	}
+	second := held(c, context.Background(), 2*time.Minute)
+	if at := <-first.C(); !at.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("first request fired at %v, want at %v", at, t0.Add(time.Minute))
+	}
+	// The first request's answer goes to the loop, which handles it: the
+	// clock waits for the loop to say it waits again.
 	c.InFlight(1)
-	stop := c.Auto(time.Millisecond)
-	defer stop()
-	tm := c.NewTimer(time.Hour)
-	start := time.Now()
-	select {
-	case <-tm.C():
-		if took := time.Since(start); took < 40*time.Millisecond {
-			t.Errorf("fired after %s of quiet with a request in flight, want at least 40ms", took)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Auto never advanced past a slow request")
+	if _, ok := fired(loop); ok {
+		t.Fatal("the loop's timer fired while the loop handled an answer")
+	}
+	c.Waiting(true)
+	if at, ok := <-second; !ok || !at.Equal(t0.Add(2*time.Minute)) {
+		t.Errorf("second request returned at %v (%v), want %v", at, ok, t0.Add(2*time.Minute))
 	}
 }
 
 // TestAutoOnlyWhileTheLoopWaits: once a loop has said when it waits, Auto
 // leaves a pending timer alone for as long as the loop says it is busy,
-// however quiet the clock, and moves to it once the loop waits again.
+// and moves to it once the loop waits again; a timer that fires counts
+// as waking the loop, so the clock moves one timer at a time.
 func TestAutoOnlyWhileTheLoopWaits(t *testing.T) {
 	c := NewFake(t0)
 	c.Waiting(false) // the loop works: dispatching, handling results
-	stop := c.Auto(time.Millisecond)
-	defer stop()
+	defer c.Auto()()
 	tm := c.NewTimer(time.Hour)
-	// Far more quiet than Auto needs, with no request in flight: before
-	// Waiting, this was enough to move the clock an hour on.
-	for i := 0; i < 50; i++ {
-		time.Sleep(time.Millisecond)
-		if at, ok := fired(tm); ok {
-			t.Fatalf("the timer fired at %v while the loop was busy", at)
-		}
-	}
-	if got := c.Now(); !got.Equal(t0) {
-		t.Fatalf("Now = %v while the loop was busy, want %v", got, t0)
+	tm2 := c.NewTimer(2 * time.Hour)
+	if at, ok := fired(tm); ok {
+		t.Fatalf("the timer fired at %v while the loop was busy", at)
 	}
 	c.Waiting(true)
-	select {
-	case at := <-tm.C():
-		if !at.Equal(t0.Add(time.Hour)) {
-			t.Errorf("fired at %v, want %v", at, t0.Add(time.Hour))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Auto never advanced while the loop waited")
+	if at, ok := fired(tm); !ok || !at.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("fired %v at %v, want at %v", ok, at, t0.Add(time.Hour))
+	}
+	if at, ok := fired(tm2); ok {
+		t.Fatalf("the second timer fired at %v before the loop handled the first", at)
+	}
+	c.Waiting(false)
+	c.Waiting(true)
+	if at, ok := fired(tm2); !ok || !at.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("second timer fired %v at %v, want at %v", ok, at, t0.Add(2*time.Hour))
+	}
+}
+
+// TestHoldCancelled: a hold cut by its context reports false, leaves no
+// timer behind and no longer counts as waiting on the clock.
+func TestHoldCancelled(t *testing.T) {
+	c := NewFake(t0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := held(c, ctx, time.Hour)
+	cancel()
+	if _, ok := <-done; ok {
+		t.Error("a cancelled Hold reported the wait passed")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.timers) != 0 || c.held != 0 {
+		t.Errorf("after a cancelled Hold: %d timers, %d held; want none", len(c.timers), c.held)
+	}
+}
+
+// TestSleepHoldsOnAFake: clock.Sleep on a Fake is a Hold, so Auto wakes it.
+func TestSleepHoldsOnAFake(t *testing.T) {
+	c := NewFake(t0)
+	defer c.Auto()()
+	if !Sleep(context.Background(), c, 3*time.Second) || !c.Now().Equal(t0.Add(3*time.Second)) {
+		t.Errorf("Sleep on a Fake: Now = %v, want %v", c.Now(), t0.Add(3*time.Second))
 	}
 }

@@ -47,7 +47,7 @@ func FastConfig(t testing.TB, urls ...string) crawl.Config {
 func OnClock(t testing.TB, cfg *crawl.Config, clk *clock.Fake) {
 	t.Helper()
 	cfg.Clock = clk
-	t.Cleanup(clk.Auto(5 * time.Millisecond))
+	t.Cleanup(clk.Auto())
 }
 
 // OpenDB opens a new database in a temporary folder, closed when the test

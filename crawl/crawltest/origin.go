@@ -34,6 +34,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/clock"
 )
 
 // Config describes one origin. The zero value serves every path at once
@@ -56,8 +58,9 @@ type Config struct {
 
 	// Clock is the origin's clock for its token bucket and queue; nil
 	// means the wall clock. A test that runs a crawl on a fake clock gives
-	// the origin the same clock. Latency is slept on the wall clock either
-	// way.
+	// the origin the same clock; the origin's waits (Latency, queueing,
+	// /slow) are then held on it (clock.Holder), else slept on the wall
+	// clock.
 	Clock interface{ Now() time.Time }
 
 	// Latency added to every response (time to first byte).
@@ -142,6 +145,16 @@ func New(cfg Config) *Origin {
 	}
 	if cfg.Clock != nil {
 		o.now = cfg.Clock.Now
+	}
+	if h, ok := cfg.Clock.(clock.Holder); ok {
+		// A fake clock: the origin's waits are held on it, so that fake
+		// time passes for them as for the crawl's.
+		o.sleep = func(ctx context.Context, d time.Duration) error {
+			if !h.Hold(ctx, d) {
+				return ctx.Err()
+			}
+			return nil
+		}
 	}
 	o.stats = Stats{ByPath: map[string]int{}, ByStatus: map[int]int{}}
 	return o
