@@ -1,4 +1,4 @@
-package crawl
+package urls_test
 
 import (
 	"net/url"
