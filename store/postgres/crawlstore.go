@@ -12,13 +12,13 @@ import (
 	"github.com/polite-crawler/polite/store"
 )
 
-// This file maps crawl.Store's crawl lock onto the worker registry: on
+// This file maps crawl's Lock role onto the worker registry: on
 // PostgreSQL a crawl does not lock the database, it registers as one of
 // the job's workers. Acquire registers this DB as a worker, Heartbeat
 // says it is alive and renews its leases, Release deregisters it and puts
 // back what it still held. Take and Record then lease and settle as that
-// worker; Claim and Pending are what crawl's optional shared interfaces
-// ask.
+// worker; Claim, ReleaseHost and Pending play crawl's optional Shared
+// role.
 
 // Acquire registers this DB as a worker of h.Job (host name, pid, start).
 // Several workers may work one job at once: it never refuses a live one,

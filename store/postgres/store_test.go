@@ -134,7 +134,6 @@ func TestWorkersRegistry(t *testing.T) {
 // The PostgreSQL store is a store a crawl runs on, with the shared pace
 // and the wait for other workers' leases that crawl asks of it.
 var (
-	_ crawl.Store       = (*DB)(nil)
-	_ crawl.SharedPace  = (*DB)(nil)
-	_ crawl.SharedQueue = (*DB)(nil)
+	_ crawl.Store  = (*DB)(nil)
+	_ crawl.Shared = (*DB)(nil)
 )
