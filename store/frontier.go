@@ -4,30 +4,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"strings"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // ErrNotFound is returned when a run or entry does not exist.
 var ErrNotFound = errors.New("not found")
-
-// The records of a frontier are crawl/frontier's: store keeps them.
-type (
-	State     = frontier.State
-	Entry     = frontier.Entry
-	HostQueue = frontier.HostQueue
-)
-
-// The states of a frontier entry.
-const (
-	Queued      = frontier.Queued
-	InFlight    = frontier.InFlight
-	Done        = frontier.Done
-	NotModified = frontier.NotModified
-	Excluded    = frontier.Excluded
-	Deferred    = frontier.Deferred
-	Dead        = frontier.Dead
-)
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
@@ -40,7 +23,7 @@ const entryColumns = `id, job, url, host, state, attempts, next_at, priority, de
 // needs a URL and a Host; its Job and ID are ignored, and an empty State
 // means Queued. During a load (BeginLoad) the entries join its
 // transaction, and are committed with it.
-func (db *DB) Enqueue(job string, es []Entry) (int, error) {
+func (db *DB) Enqueue(job string, es []frontier.Entry) (int, error) {
 	if job == "" {
 		return 0, errors.New("enqueue: no job")
 	}
@@ -93,7 +76,7 @@ func insertSQL(columns string, width, n int) string {
 }
 
 // isNew reports whether e has nothing but newColumns to store.
-func isNew(e *Entry) bool {
+func isNew(e *frontier.Entry) bool {
 	return e.Attempts == 0 && e.ETag == "" && e.LastModified == "" && e.LastStatus == 0 && e.Reason == "" &&
 		e.FetchedAt.IsZero() && e.File == "" && e.SHA256 == "" && e.Bytes == 0 && e.LastMod.IsZero()
 }
@@ -106,10 +89,10 @@ type enqueuer struct {
 	job      string
 	full     map[bool]*sql.Stmt // by newness: enqueueRows rows
 	args     []any
-	lastmods []Entry
+	lastmods []frontier.Entry
 }
 
-func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
+func (db *DB) enqueue(tx *sql.Tx, job string, es []frontier.Entry) (int, error) {
 	q := &enqueuer{db: db, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 20*enqueueRows)}
 	added := 0
 	for len(es) > 0 {
@@ -126,7 +109,7 @@ func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 
 // insert inserts one chunk and returns how many rows were new: through
 // the narrow statement when every entry of the chunk is new.
-func (q *enqueuer) insert(chunk []Entry) (int, error) {
+func (q *enqueuer) insert(chunk []frontier.Entry) (int, error) {
 	narrow := true
 	for i := range chunk {
 		e := &chunk[i]
@@ -143,7 +126,7 @@ func (q *enqueuer) insert(chunk []Entry) (int, error) {
 		e := &chunk[i]
 		state := string(e.State)
 		if state == "" {
-			state = string(Queued)
+			state = string(frontier.Queued)
 		}
 		if narrow {
 			q.args = append(q.args, q.job, e.URL, e.Host, state, toNanos(e.NextAt), e.Priority,
@@ -186,7 +169,7 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew.
-func setLastMods(tx *sql.Tx, job string, es []Entry) error {
+func setLastMods(tx *sql.Tx, job string, es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -206,17 +189,17 @@ func setLastMods(tx *sql.Tx, job string, es []Entry) error {
 
 // checkNew is checkEntry for an entry to enqueue: an empty State means
 // Queued.
-func checkNew(e *Entry) error {
+func checkNew(e *frontier.Entry) error {
 	if e.State == "" {
 		c := *e
-		c.State = Queued
+		c.State = frontier.Queued
 		return checkEntry(c)
 	}
 	return checkEntry(*e)
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
-func checkEntry(e Entry) error {
+func checkEntry(e frontier.Entry) error {
 	switch {
 	case e.URL == "":
 		return errors.New("entry without a url")
@@ -234,7 +217,7 @@ func checkEntry(e Entry) error {
 // reason, file, ...) in one transaction. Entries are found by ID, or by Job
 // and URL when ID is 0; one that does not exist is ErrNotFound, and then
 // none is written.
-func (db *DB) Update(es []Entry) error {
+func (db *DB) Update(es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -249,7 +232,7 @@ func (db *DB) Update(es []Entry) error {
 	return commit("update entries", tx)
 }
 
-func (db *DB) update(tx *sql.Tx, es []Entry) error {
+func (db *DB) update(tx *sql.Tx, es []frontier.Entry) error {
 	byID, err := db.stmt(tx, updateByIDSQL)
 	if err != nil {
 		return fmt.Errorf("update entries: %w", err)
@@ -290,7 +273,7 @@ func (db *DB) update(tx *sql.Tx, es []Entry) error {
 // Record writes one batch of a crawl's progress in a single transaction:
 // new entries (as Enqueue), changed entries (as Update) and fetch records
 // (as AddFetches). It returns how many new entries were added.
-func (db *DB) Record(job string, added, changed []Entry, fetches []Fetch) (int, error) {
+func (db *DB) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil
 	}

@@ -172,34 +172,31 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 
 // --- robots.txt cache ---
 
-// RobotsCopy is a stored robots.txt fetch.
-type RobotsCopy = frontier.RobotsCopy
-
 // Robots returns the stored robots.txt copy of host.
-func (db *DB) Robots(host string) (RobotsCopy, bool, error) {
+func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	tx, err := db.beginRead("load robots.txt copy")
 	if err != nil {
-		return RobotsCopy{}, false, err
+		return frontier.RobotsCopy{}, false, err
 	}
 	defer tx.Rollback()
 	var (
-		c              RobotsCopy
+		c              frontier.RobotsCopy
 		fetched, until int64
 	)
 	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = ?`, host).
 		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
 	if errors.Is(err, sql.ErrNoRows) {
-		return RobotsCopy{}, false, nil
+		return frontier.RobotsCopy{}, false, nil
 	}
 	if err != nil {
-		return RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
+		return frontier.RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
 	}
 	c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
 	return c, true, nil
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c RobotsCopy) error {
+func (db *DB) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
@@ -214,7 +211,7 @@ func (db *DB) PutRobots(c RobotsCopy) error {
 	return commit("store robots.txt copy", tx)
 }
 
-func putRobots(tx *sql.Tx, c RobotsCopy) error {
+func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
 	body := c.Body
 	if body == nil {
 		body = []byte{}
@@ -232,7 +229,7 @@ func putRobots(tx *sql.Tx, c RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]RobotsCopy, error) {
+func (db *DB) RobotsCopies() ([]frontier.RobotsCopy, error) {
 	tx, err := db.beginRead("list robots.txt copies")
 	if err != nil {
 		return nil, err
@@ -243,10 +240,10 @@ func (db *DB) RobotsCopies() ([]RobotsCopy, error) {
 		return nil, fmt.Errorf("list robots.txt copies: %w", explain(err))
 	}
 	defer rows.Close()
-	var cs []RobotsCopy
+	var cs []frontier.RobotsCopy
 	for rows.Next() {
 		var (
-			c              RobotsCopy
+			c              frontier.RobotsCopy
 			fetched, until int64
 		)
 		if err := rows.Scan(&c.Host, &c.Status, &fetched, &until); err != nil {

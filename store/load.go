@@ -1,6 +1,10 @@
 package store
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
 
 // A load is a long run of Enqueue calls (a seed file read a batch at a
 // time) that share one transaction until EndLoad. Each transaction
@@ -42,7 +46,7 @@ func (db *DB) EndLoad() error {
 
 // enqueueLoad enqueues es in the load's transaction; ok is false when no
 // load is under way. A failure rolls the load back.
-func (db *DB) enqueueLoad(job string, es []Entry) (n int, ok bool, err error) {
+func (db *DB) enqueueLoad(job string, es []frontier.Entry) (n int, ok bool, err error) {
 	db.loadMu.Lock()
 	defer db.loadMu.Unlock()
 	if db.load == nil {

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // TestQueryPlans keeps the frontier's hot queries on their index: a
@@ -20,8 +22,8 @@ func TestQueryPlans(t *testing.T) {
 		args []any
 		want string // in the plan
 	}{
-		{"take", takeSQL, []any{"j", Queued, "h", int64(0), 10}, "USING INDEX frontier_queue (job=? AND state=? AND host=?)"},
-		{"queued hosts", queuedHostsSQL, []any{"j", Queued}, "USING COVERING INDEX frontier_queue (job=? AND state=?)"},
+		{"take", takeSQL, []any{"j", frontier.Queued, "h", int64(0), 10}, "USING INDEX frontier_queue (job=? AND state=? AND host=?)"},
+		{"queued hosts", queuedHostsSQL, []any{"j", frontier.Queued}, "USING COVERING INDEX frontier_queue (job=? AND state=?)"},
 		{"counts", countsSQL, []any{"j"}, "USING COVERING INDEX frontier_queue (job=?)"},
 	}
 	for _, tt := range tests {

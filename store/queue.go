@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Prepare readies a job for a new run: entries left in flight by a dead run
@@ -29,7 +31,7 @@ func (db *DB) Prepare(job string, refreshBefore time.Time) error {
 
 func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 	_, err := tx.Exec(`UPDATE frontier SET state = ? WHERE job = ? AND state IN (?, ?, ?)`,
-		Queued, job, InFlight, Deferred, Excluded)
+		frontier.Queued, job, frontier.InFlight, frontier.Deferred, frontier.Excluded)
 	if err != nil {
 		return fmt.Errorf("prepare job %s: %w", job, explain(err))
 	}
@@ -38,7 +40,7 @@ func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 	}
 	_, err = tx.Exec(`UPDATE frontier SET state = ?, attempts = 0
 		WHERE job = ? AND state IN (?, ?) AND fetched_at < ?`,
-		Queued, job, Done, NotModified, toNanos(refreshBefore))
+		frontier.Queued, job, frontier.Done, frontier.NotModified, toNanos(refreshBefore))
 	if err != nil {
 		return fmt.Errorf("prepare job %s: refresh: %w", job, explain(err))
 	}
@@ -51,21 +53,21 @@ const queuedHostsSQL = `SELECT host, COUNT(*), MIN(next_at) FROM frontier
 
 // QueuedHosts returns every host of the job with queued entries, sorted by
 // host.
-func (db *DB) QueuedHosts(job string) ([]HostQueue, error) {
+func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	tx, err := db.beginRead("list queued hosts")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.Query(queuedHostsSQL, job, Queued)
+	rows, err := tx.Query(queuedHostsSQL, job, frontier.Queued)
 	if err != nil {
 		return nil, fmt.Errorf("list queued hosts of %s: %w", job, explain(err))
 	}
 	defer rows.Close()
-	var hs []HostQueue
+	var hs []frontier.HostQueue
 	for rows.Next() {
 		var (
-			h    HostQueue
+			h    frontier.HostQueue
 			next int64
 		)
 		if err := rows.Scan(&h.Host, &h.Queued, &next); err != nil {
@@ -88,7 +90,7 @@ const takeSQL = `SELECT ` + entryColumns + ` FROM frontier
 
 // Take marks up to n queued entries of host that are eligible at now as in
 // flight and returns them, highest priority first, then oldest first.
-func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
+func (db *DB) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -107,12 +109,12 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
 // take selects, then updates by id, inside the caller's IMMEDIATE
 // transaction, so no other writer can take the same rows. (PostgreSQL
 // would say SELECT ... FOR UPDATE SKIP LOCKED.)
-func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
+func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]frontier.Entry, error) {
 	sel, err := db.stmt(tx, takeSQL)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
-	rows, err := sel.Query(job, Queued, host, toNanos(now), n)
+	rows, err := sel.Query(job, frontier.Queued, host, toNanos(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, explain(err))
 	}
@@ -128,10 +130,10 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry,
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
 	for i := range es {
-		if _, err := stmt.Exec(InFlight, es[i].ID); err != nil {
+		if _, err := stmt.Exec(frontier.InFlight, es[i].ID); err != nil {
 			return nil, fmt.Errorf("take %s: %w", es[i].URL, explain(err))
 		}
-		es[i].State = InFlight
+		es[i].State = frontier.InFlight
 	}
 	return es, nil
 }
@@ -149,7 +151,7 @@ func (db *DB) BoundWait(job, host string, latest time.Time) (int, error) {
 	defer tx.Rollback()
 	res, err := tx.Exec(`UPDATE frontier SET next_at = ?
 		WHERE job = ? AND host = ? AND state IN (?, ?) AND next_at > ?`,
-		toNanos(latest), job, host, Queued, Deferred, toNanos(latest))
+		toNanos(latest), job, host, frontier.Queued, frontier.Deferred, toNanos(latest))
 	if err != nil {
 		return 0, fmt.Errorf("bound waits of %s: %w", host, explain(err))
 	}

@@ -36,7 +36,7 @@ var ErrLocked = errors.New("database is locked by another crawl")
 
 // LockedError names the crawl holding the database.
 type LockedError struct {
-	Holder Holder
+	Holder frontier.Holder
 }
 
 // Error names the holder, e.g. "database is locked by pid 123 on host1
@@ -60,9 +60,6 @@ func (e *LockedError) holderText() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
-
-// Holder identifies a running crawl.
-type Holder = frontier.Holder
 
 // DB is an open polite database. It is safe for concurrent use. The zero
 // value is not usable: get one from Open, and Close it when done.

@@ -12,6 +12,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -331,7 +332,7 @@ func TestBusyDatabase(t *testing.T) {
 }
 
 func TestLockedErrorMessage(t *testing.T) {
-	err := &store.LockedError{Holder: store.Holder{PID: 123, Hostname: "host1", Job: "nightly",
+	err := &store.LockedError{Holder: frontier.Holder{PID: 123, Hostname: "host1", Job: "nightly",
 		Since: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
 	want := "database is locked by pid 123 on host1 (job nightly) since 2026-11-30T10:00:00Z"
 	if got := err.Error(); got != want {
