@@ -13,8 +13,8 @@ const countsSQL = `SELECT state, COUNT(*) FROM frontier WHERE job = ? GROUP BY s
 
 // Counts returns how many entries of the job are in each state. States
 // without entries are absent.
-func (db *DB) Counts(job string) (map[frontier.State]int, error) {
-	tx, err := db.beginRead("count entries")
+func (f *Frontier) Counts(job string) (map[frontier.State]int, error) {
+	tx, err := f.beginRead("count entries")
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +42,8 @@ func (db *DB) Counts(job string) (map[frontier.State]int, error) {
 }
 
 // Entries returns the job's entries in a state, oldest first (limit 0: all).
-func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
-	tx, err := db.beginRead("list entries")
+func (f *Frontier) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
+	tx, err := f.beginRead("list entries")
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,8 @@ func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry
 }
 
 // Get returns the job's entry for a URL; ErrNotFound if there is none.
-func (db *DB) Get(job, url string) (frontier.Entry, error) {
-	tx, err := db.beginRead("get entry")
+func (f *Frontier) Get(job, url string) (frontier.Entry, error) {
+	tx, err := f.beginRead("get entry")
 	if err != nil {
 		return frontier.Entry{}, err
 	}

@@ -16,8 +16,8 @@ import (
 const stateColumns = column.State
 
 // Load returns the stored pace state of host.
-func (db *DB) Load(host string) (pace.State, bool, error) {
-	tx, err := db.beginRead("load pace state")
+func (p *PaceStates) Load(host string) (pace.State, bool, error) {
+	tx, err := p.beginRead("load pace state")
 	if err != nil {
 		return pace.State{}, false, err
 	}
@@ -33,16 +33,16 @@ func (db *DB) Load(host string) (pace.State, bool, error) {
 }
 
 // Save stores a host's pace state at once (one transaction).
-func (db *DB) Save(st pace.State) error {
-	return db.SaveAll([]pace.State{st})
+func (p *PaceStates) Save(st pace.State) error {
+	return p.SaveAll([]pace.State{st})
 }
 
 // SaveAll stores many states in one transaction.
-func (db *DB) SaveAll(sts []pace.State) error {
+func (p *PaceStates) SaveAll(sts []pace.State) error {
 	if len(sts) == 0 {
 		return nil
 	}
-	tx, err := db.beginWrite("save pace state")
+	tx, err := p.beginWrite("save pace state")
 	if err != nil {
 		return err
 	}
@@ -74,8 +74,8 @@ func saveStates(tx *sql.Tx, sts []pace.State) error {
 }
 
 // States returns every stored pace state, sorted by host.
-func (db *DB) States() ([]pace.State, error) {
-	tx, err := db.beginRead("list pace states")
+func (p *PaceStates) States() ([]pace.State, error) {
+	tx, err := p.beginRead("list pace states")
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +109,13 @@ func scanState(s scanner) (pace.State, error) { return column.ScanState(s.Scan) 
 // (deferred, or queued for later) eligible now, in every job. It returns
 // how many hosts were known: had a pace state, a robots.txt copy or waiting
 // entries. No hosts means all of them. Hosts are matched case-insensitively.
-func (db *DB) Forget(hosts ...string) (int, error) {
-	tx, err := db.beginWrite("forget hosts")
+func (p *PaceStates) Forget(hosts ...string) (int, error) {
+	tx, err := p.beginWrite("forget hosts")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := forget(tx, hosts, toNanos(db.now()))
+	n, err := forget(tx, hosts, toNanos(p.now()))
 	if err != nil {
 		return 0, err
 	}
@@ -173,8 +173,8 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 // --- robots.txt cache ---
 
 // Robots returns the stored robots.txt copy of host.
-func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
-	tx, err := db.beginRead("load robots.txt copy")
+func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
+	tx, err := rc.beginRead("load robots.txt copy")
 	if err != nil {
 		return frontier.RobotsCopy{}, false, err
 	}
@@ -196,11 +196,11 @@ func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c frontier.RobotsCopy) error {
+func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
-	tx, err := db.beginWrite("store robots.txt copy")
+	tx, err := rc.beginWrite("store robots.txt copy")
 	if err != nil {
 		return err
 	}
@@ -229,8 +229,8 @@ func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]frontier.RobotsCopy, error) {
-	tx, err := db.beginRead("list robots.txt copies")
+func (rc *RobotsCache) RobotsCopies() ([]frontier.RobotsCopy, error) {
+	tx, err := rc.beginRead("list robots.txt copies")
 	if err != nil {
 		return nil, err
 	}

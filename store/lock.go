@@ -10,31 +10,31 @@ import (
 )
 
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
-// wraps ErrLocked and a *LockedError. A lock is taken over, and DB.Warn
+// wraps ErrLocked and a *LockedError. A lock is taken over, and Options.Warn
 // told whose it was, when its holder is on this host name and its pid is
 // gone, or when its holder has not refreshed it for frontier.Stale (a crawl
 // killed on another machine sharing the file, or whose pid was reused).
-// The lock's Since is the store's own clock (DB.Now); h.Since is ignored.
-func (db *DB) Acquire(h frontier.Holder) error {
-	tx, err := db.beginWrite("acquire lock")
+// The lock's Since is the store's own clock (Options.Now); h.Since is ignored.
+func (l *CrawlLock) Acquire(h frontier.Holder) error {
+	tx, err := l.beginWrite("acquire lock")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := db.acquire(tx, h); err != nil {
+	if err := l.acquire(tx, h); err != nil {
 		return err
 	}
 	return commit("acquire lock", tx)
 }
 
-func (db *DB) acquire(tx *sql.Tx, h frontier.Holder) error {
+func (l *CrawlLock) acquire(tx *sql.Tx, h frontier.Holder) error {
 	var (
 		cur         frontier.Holder
 		since, beat int64
 	)
 	err := tx.QueryRow(`SELECT pid, hostname, job, since, beat_at FROM lock WHERE id = 1`).
 		Scan(&cur.PID, &cur.Hostname, &cur.Job, &since, &beat)
-	now := db.now()
+	now := l.now()
 	cur.Since = fromNanos(since)
 	last := fromNanos(max(since, beat))
 	switch {
@@ -46,9 +46,9 @@ func (db *DB) acquire(tx *sql.Tx, h frontier.Holder) error {
 		return nil // ours already
 	case cur.Hostname == h.Hostname && !pidAlive(cur.PID):
 		// a crawl on this machine that died without releasing: take over
-		db.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
+		l.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
 	case now.Sub(last) > frontier.Stale:
-		db.warn(fmt.Sprintf("took over the crawl lock of %s: not refreshed since %s (over %s)",
+		l.warn(fmt.Sprintf("took over the crawl lock of %s: not refreshed since %s (over %s)",
 			(&LockedError{Holder: cur}).holderText(), last.UTC().Format(time.RFC3339), frontier.Stale))
 	default:
 		return &LockedError{Holder: cur}
@@ -63,21 +63,21 @@ func (db *DB) acquire(tx *sql.Tx, h frontier.Holder) error {
 	return nil
 }
 
-func (db *DB) warn(s string) {
-	if db.Warn != nil {
-		db.Warn(s)
+func (l *CrawlLock) warn(s string) {
+	if l.opts.Warn != nil {
+		l.opts.Warn(s)
 	}
 }
 
 // Heartbeat refreshes h's lock and, when runID is not 0, the run's
 // heartbeat. A running crawl calls it every frontier.Beat.
-func (db *DB) Heartbeat(h frontier.Holder, runID int64) error {
-	tx, err := db.beginWrite("heartbeat")
+func (l *CrawlLock) Heartbeat(h frontier.Holder, runID int64) error {
+	tx, err := l.beginWrite("heartbeat")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	now := toNanos(db.now())
+	now := toNanos(l.now())
 	res, err := tx.Exec(`UPDATE lock SET beat_at = ? WHERE id = 1 AND pid = ? AND hostname = ?`, now, h.PID, h.Hostname)
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", explain(err))
@@ -93,8 +93,8 @@ func (db *DB) Heartbeat(h frontier.Holder, runID int64) error {
 
 // Release drops the crawl lock if h holds it (same pid and host name);
 // otherwise it leaves the lock alone and returns nil.
-func (db *DB) Release(h frontier.Holder) error {
-	tx, err := db.beginWrite("release lock")
+func (l *CrawlLock) Release(h frontier.Holder) error {
+	tx, err := l.beginWrite("release lock")
 	if err != nil {
 		return err
 	}
@@ -107,8 +107,8 @@ func (db *DB) Release(h frontier.Holder) error {
 
 // LockHolder returns the crawl holding the lock, if any, whether alive or
 // not (for status).
-func (db *DB) LockHolder() (frontier.Holder, bool, error) {
-	tx, err := db.beginRead("read lock")
+func (l *CrawlLock) LockHolder() (frontier.Holder, bool, error) {
+	tx, err := l.beginRead("read lock")
 	if err != nil {
 		return frontier.Holder{}, false, err
 	}

@@ -37,7 +37,7 @@ func TestOpenMigratesAVersion4DatabaseToSitemaps(t *testing.T) {
 	}
 	defer db.Close()
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 	old, err := db.Get("j", "http://a.example/old")

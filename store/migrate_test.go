@@ -47,7 +47,7 @@ func TestOpenMigratesAnOlderDatabase(t *testing.T) {
 		t.Errorf("state after migrating = %+v, want the stored delay, time and signal and no hold", st)
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
@@ -157,7 +157,7 @@ func TestOpenMigratesAVersion2Database(t *testing.T) {
 		}
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
@@ -210,7 +210,7 @@ func TestOpenMigratesAVersion4Database(t *testing.T) {
 		t.Errorf("capture = %q %v %q, want %q %v %q", got.WarcID, got.WarcDate, got.WarcDigest, e.WarcID, at, e.WarcDigest)
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }

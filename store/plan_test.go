@@ -43,7 +43,7 @@ func TestQueryPlans(t *testing.T) {
 
 func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	t.Helper()
-	rows, err := db.r.Query("EXPLAIN QUERY PLAN "+query, args...)
+	rows, err := db.c.r.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}

@@ -17,8 +17,8 @@ import (
 // for a conditional request); excluded ones too, as robots.txt may change.
 // Refreshed entries start again at zero attempts. Dead entries stay dead.
 // A zero refreshBefore refreshes nothing.
-func (db *DB) Prepare(job string, refreshBefore time.Time) error {
-	tx, err := db.beginWrite("prepare job")
+func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
+	tx, err := f.beginWrite("prepare job")
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,8 @@ const queuedHostsSQL = `SELECT host, COUNT(*), MIN(next_at) FROM frontier
 
 // QueuedHosts returns every host of the job with queued entries, sorted by
 // host.
-func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
-	tx, err := db.beginRead("list queued hosts")
+func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
+	tx, err := f.beginRead("list queued hosts")
 	if err != nil {
 		return nil, err
 	}
@@ -90,16 +90,16 @@ const takeSQL = `SELECT ` + entryColumns + ` FROM frontier
 
 // Take marks up to n queued entries of host that are eligible at now as in
 // flight and returns them, highest priority first, then oldest first.
-func (db *DB) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
+func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	tx, err := db.beginWrite("take")
+	tx, err := f.beginWrite("take")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	es, err := db.take(tx, job, host, now, n)
+	es, err := f.take(tx, job, host, now, n)
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +109,8 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]frontier.Entry, er
 // take selects, then updates by id, inside the caller's IMMEDIATE
 // transaction, so no other writer can take the same rows. (PostgreSQL
 // would say SELECT ... FOR UPDATE SKIP LOCKED.)
-func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]frontier.Entry, error) {
-	sel, err := db.stmt(tx, takeSQL)
+func (f *Frontier) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]frontier.Entry, error) {
+	sel, err := f.stmt(tx, takeSQL)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
@@ -125,7 +125,7 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]fronti
 	if len(es) == 0 {
 		return nil, nil
 	}
-	stmt, err := db.stmt(tx, takeMarkSQL)
+	stmt, err := f.stmt(tx, takeMarkSQL)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
@@ -143,8 +143,8 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]fronti
 // crawl calls it with now+--max-hold when it finds a wait no hold may
 // reach any more (one stored by an older polite, to 2036 or 9999), so
 // that the wait ends once, at most a --max-hold after it was found.
-func (db *DB) BoundWait(job, host string, latest time.Time) (int, error) {
-	tx, err := db.beginWrite("bound waits")
+func (f *Frontier) BoundWait(job, host string, latest time.Time) (int, error) {
+	tx, err := f.beginWrite("bound waits")
 	if err != nil {
 		return 0, err
 	}

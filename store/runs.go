@@ -9,12 +9,12 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// BeginRun records the start of a run of job. A zero at means DB.Now.
-func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
+// BeginRun records the start of a run of job. A zero at means Options.Now.
+func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	if at.IsZero() {
-		at = db.now()
+		at = rl.now()
 	}
-	tx, err := db.beginWrite("begin run")
+	tx, err := rl.beginWrite("begin run")
 	if err != nil {
 		return frontier.Run{}, err
 	}
@@ -28,12 +28,12 @@ func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
 }
 
 // EndRun records the end of a run. An unknown id is ErrNotFound. A zero at
-// means DB.Now.
-func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
+// means Options.Now.
+func (rl *RunLog) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
 	if at.IsZero() {
-		at = db.now()
+		at = rl.now()
 	}
-	tx, err := db.beginWrite("end run")
+	tx, err := rl.beginWrite("end run")
 	if err != nil {
 		return err
 	}
@@ -55,8 +55,8 @@ const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at`
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
-func (db *DB) Runs(limit int) ([]frontier.Run, error) {
-	tx, err := db.beginRead("list runs")
+func (rl *RunLog) Runs(limit int) ([]frontier.Run, error) {
+	tx, err := rl.beginRead("list runs")
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func (db *DB) Runs(limit int) ([]frontier.Run, error) {
 }
 
 // GetRun returns one run with its report; ErrNotFound if there is none.
-func (db *DB) GetRun(id int64) (frontier.Run, error) {
-	tx, err := db.beginRead("get run")
+func (rl *RunLog) GetRun(id int64) (frontier.Run, error) {
+	tx, err := rl.beginRead("get run")
 	if err != nil {
 		return frontier.Run{}, err
 	}
@@ -105,8 +105,8 @@ func (db *DB) GetRun(id int64) (frontier.Run, error) {
 
 // LastRun returns the newest run of job, without its report; false when
 // the job has none.
-func (db *DB) LastRun(job string) (frontier.Run, bool, error) {
-	tx, err := db.beginRead("last run")
+func (rl *RunLog) LastRun(job string) (frontier.Run, bool, error) {
+	tx, err := rl.beginRead("last run")
 	if err != nil {
 		return frontier.Run{}, false, err
 	}
@@ -135,23 +135,23 @@ func scanRun(s scanner) (frontier.Run, error) {
 
 // AddFetches records fetches in one transaction. Each must name a run that
 // BeginRun recorded.
-func (db *DB) AddFetches(fs []frontier.Fetch) error {
+func (rl *RunLog) AddFetches(fs []frontier.Fetch) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	tx, err := db.beginWrite("record fetches")
+	tx, err := rl.beginWrite("record fetches")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := db.addFetches(tx, fs); err != nil {
+	if err := rl.addFetches(tx, fs); err != nil {
 		return err
 	}
 	return commit("record fetches", tx)
 }
 
-func (db *DB) addFetches(tx *sql.Tx, fs []frontier.Fetch) error {
-	stmt, err := db.stmt(tx, addFetchSQL)
+func (c *conn) addFetches(tx *sql.Tx, fs []frontier.Fetch) error {
+	stmt, err := c.stmt(tx, addFetchSQL)
 	if err != nil {
 		return fmt.Errorf("record fetches: %w", err)
 	}
@@ -166,8 +166,8 @@ func (db *DB) addFetches(tx *sql.Tx, fs []frontier.Fetch) error {
 }
 
 // Fetches returns the fetches of a run in the order they were made.
-func (db *DB) Fetches(runID int64) ([]frontier.Fetch, error) {
-	tx, err := db.beginRead("list fetches")
+func (rl *RunLog) Fetches(runID int64) ([]frontier.Fetch, error) {
+	tx, err := rl.beginRead("list fetches")
 	if err != nil {
 		return nil, err
 	}

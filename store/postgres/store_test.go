@@ -38,7 +38,6 @@ type sqliteShaped interface {
 	Counts(job string) (map[frontier.State]int, error)
 	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
 	Get(job, url string) (frontier.Entry, error)
-	Path() string
 	Close() error
 }
 
