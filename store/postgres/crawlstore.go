@@ -23,52 +23,49 @@ import (
 // Acquire registers this DB as a worker of h.Job (host name, pid, start).
 // Several workers may work one job at once: it never refuses a live one,
 // but one DB registers only once.
-func (db *DB) Acquire(h frontier.Holder) error {
-	if db.worker.Load() != 0 {
+func (rg *Registry) Acquire(h frontier.Holder) error {
+	if rg.worker.Load() != 0 {
 		return errors.New("register worker: this connection already crawls")
 	}
-	w, err := db.Register(h)
+	w, err := rg.Register(h)
 	if err != nil {
 		return err
 	}
-	db.worker.Store(w.ID)
+	rg.worker.Store(w.ID)
 	return nil
 }
 
 // Release deregisters the worker; the entries it still held in flight go
 // back in the queue for the others.
-func (db *DB) Release(frontier.Holder) error {
-	id := db.worker.Swap(0)
+func (rg *Registry) Release(frontier.Holder) error {
+	id := rg.worker.Swap(0)
 	if id == 0 {
 		return nil
 	}
-	_, err := db.Deregister(id)
+	_, err := rg.Deregister(id)
 	return err
 }
 
 // Heartbeat says the worker is alive and renews its leases for LeaseTTL.
 // A worker that is no longer registered fails with frontier.ErrLockLost:
 // its leases may be another's already, so it must stop.
-func (db *DB) Heartbeat(_ frontier.Holder, _ int64) error {
-	id := db.worker.Load()
+func (rg *Registry) Heartbeat(_ frontier.Holder, _ int64) error {
+	id := rg.worker.Load()
 	if id == 0 {
 		return fmt.Errorf("heartbeat: %w (not registered)", frontier.ErrLockLost)
 	}
-	err := db.Beat(id, db.leaseTTL())
+	err := rg.Beat(id, rg.leaseTTL())
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("heartbeat of worker %d: %w (deregistered)", id, frontier.ErrLockLost)
 	}
 	return err
 }
 
-// WorkerID is the id Acquire registered this DB under; 0 before.
-func (db *DB) WorkerID() int64 { return db.worker.Load() }
-
 // Claim claims the host's next request for this worker (see ClaimPace),
 // its times on the caller's clock: now plus the durations the store's
 // clock says.
-func (db *DB) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
-	c, err := db.ClaimPace(host, db.worker.Load(), delay)
+func (cd *Coordination) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
+	c, err := cd.ClaimPace(host, cd.worker.Load(), delay)
 	if err != nil {
 		return frontier.PaceClaim{}, err
 	}
@@ -80,22 +77,22 @@ func (db *DB) Claim(host string, now time.Time, delay time.Duration) (frontier.P
 }
 
 // ReleaseHost gives up this worker's ownership of host (see ReleasePace).
-func (db *DB) ReleaseHost(host string) error { return db.ReleasePace(host, db.worker.Load()) }
+func (cd *Coordination) ReleaseHost(host string) error { return cd.ReleasePace(host, cd.worker.Load()) }
 
 // Pending reports how many entries of the job other workers hold in
 // flight under a lease that still runs, and when the first of those
 // leases runs out, on the caller's clock. An idle worker waits while it
 // is not zero: those workers may find new URLs, or die and leave theirs.
-func (db *DB) Pending(job string, now time.Time) (int, time.Time, error) {
+func (cd *Coordination) Pending(job string, now time.Time) (int, time.Time, error) {
 	var (
 		n    int
 		wait *int64
 	)
-	err := db.read("pending entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := cd.read("pending entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `WITH c AS (SELECT `+sqlNow("$3")+` AS now)
 			SELECT COUNT(*), MIN(f.lease_until) - MIN(c.now) FROM frontier f, c
 			WHERE f.job = $1 AND f.state = 'in-flight' AND f.lease_owner <> $2 AND f.lease_until > c.now`,
-			job, db.worker.Load(), db.nowArg()).Scan(&n, &wait)
+			job, cd.worker.Load(), cd.nowArg()).Scan(&n, &wait)
 	})
 	if err != nil || wait == nil {
 		return n, time.Time{}, err
@@ -105,9 +102,9 @@ func (db *DB) Pending(job string, now time.Time) (int, time.Time, error) {
 
 // leaseTTL is how long a taken entry stays this worker's without a
 // heartbeat.
-func (db *DB) leaseTTL() time.Duration {
-	if db.LeaseTTL > 0 {
-		return db.LeaseTTL
+func (c *conn) leaseTTL() time.Duration {
+	if c.opts.LeaseTTL > 0 {
+		return c.opts.LeaseTTL
 	}
 	return DefaultLeaseTTL
 }

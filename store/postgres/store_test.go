@@ -54,10 +54,10 @@ func TestForgetDropsHolds(t *testing.T) {
 	if err := db.Save(pace.State{Host: "a.test", Delay: time.Second, SetAt: t0, HoldUntil: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Hold("b.test", t0.Add(time.Hour), "retry-after"); err != nil {
+	if err := holdHost(db, "b.test", t0.Add(time.Hour), "retry-after"); err != nil {
 		t.Fatal(err)
 	}
-	if hs, err := db.Holds(); err != nil || len(hs) != 2 {
+	if hs, err := holdsOf(db); err != nil || len(hs) != 2 {
 		t.Fatalf("Holds = %v, %v; want a.test's and b.test's", hs, err)
 	}
 	tests := []struct {
@@ -73,7 +73,7 @@ func TestForgetDropsHolds(t *testing.T) {
 		if n, err := db.Forget(tt.hosts...); err != nil || n != tt.want {
 			t.Errorf("%s: Forget = %d, %v; want %d", tt.name, n, err, tt.want)
 		}
-		if hs, err := db.Holds(); err != nil || len(hs) != tt.wantHolds {
+		if hs, err := holdsOf(db); err != nil || len(hs) != tt.wantHolds {
 			t.Errorf("%s: Holds after Forget = %v, %v; want %d", tt.name, hs, err, tt.wantHolds)
 		}
 	}
