@@ -49,14 +49,14 @@ func (g *globals) openDB() (*database, error) {
 		if err != nil {
 			return nil, dbServerError{err}
 		}
-		return &database{appDB: db, shared: db}, nil
+		return &database{appDB: db, shared: db.Coordination}, nil
 	}
 	db, err := store.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
-	return &database{appDB: db, seedTx: db}, nil
+	return &database{appDB: db, seedTx: db.SeedLoads}, nil
 }
 
 // withDB runs a command's work on the database and closes it after.

@@ -16,7 +16,7 @@ import (
 // which holds the writer: no other write may come from the caller's
 // goroutine until EndLoad (others wait for it). A load already begun is
 // an error.
-func (s *Seeds) BeginLoad() error {
+func (s *SeedLoads) BeginLoad() error {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	if s.load != nil {
@@ -33,7 +33,7 @@ func (s *Seeds) BeginLoad() error {
 // EndLoad commits what the Enqueue calls since BeginLoad added. Without a
 // load under way (none begun, or an Enqueue of it failed and rolled it
 // back) it does nothing.
-func (s *Seeds) EndLoad() error {
+func (s *SeedLoads) EndLoad() error {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	tx := s.load

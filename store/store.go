@@ -5,7 +5,7 @@
 // Open a database with Open. A *DB is safe for concurrent use: writes go
 // through one connection, one IMMEDIATE transaction at a time, while reads
 // run beside them on a small pool (WAL mode). A DB is assembled from the
-// roles it plays (CrawlLock, Frontier, Seeds, RunLog, PaceStates,
+// roles it plays (CrawlLock, Frontier, SeedLoads, RunLog, PaceStates,
 // RobotsCache), each a type of its own over the one database.
 package store
 
@@ -77,7 +77,7 @@ type DB struct {
 	Options
 	*CrawlLock
 	*Frontier
-	*Seeds
+	*SeedLoads
 	*RunLog
 	*PaceStates
 	*RobotsCache
@@ -89,12 +89,12 @@ type DB struct {
 type CrawlLock struct{ *conn }
 
 // Frontier is the frontier of every job: entries enqueued, taken, settled
-// and read.
+// and read, and what each job's frontier took from its seed file.
 type Frontier struct{ *conn }
 
-// Seeds is what the frontier of a job took from its seed file, and the
-// loads that put a seed file's batches in one transaction.
-type Seeds struct{ *conn }
+// SeedLoads is the loads that put a seed file's batches in one
+// transaction.
+type SeedLoads struct{ *conn }
 
 // RunLog is the runs of every job and the fetches each made.
 type RunLog struct{ *conn }
@@ -124,7 +124,7 @@ type conn struct {
 
 // newDB assembles a DB's roles over c.
 func newDB(c *conn) *DB {
-	db := &DB{c: c, CrawlLock: &CrawlLock{c}, Frontier: &Frontier{c}, Seeds: &Seeds{c}, RunLog: &RunLog{c},
+	db := &DB{c: c, CrawlLock: &CrawlLock{c}, Frontier: &Frontier{c}, SeedLoads: &SeedLoads{c}, RunLog: &RunLog{c},
 		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}}
 	c.opts = &db.Options
 	return db

@@ -10,9 +10,9 @@
 //
 // Open a database with Open. A *DB is safe for concurrent use: it holds a
 // pool of connections, and each exported method is one transaction. A DB
-// is assembled from the roles it plays (Registry, Frontier, Seeds,
-// RunLog, PaceStates, RobotsCache, Coordination), each a type of its own
-// over the one pool.
+// is assembled from the roles it plays (Registry, Frontier, RunLog,
+// PaceStates, RobotsCache, Coordination), each a type of its own over
+// the one pool.
 package postgres
 
 import (
@@ -53,7 +53,6 @@ type DB struct {
 	Options
 	*Registry
 	*Frontier
-	*Seeds
 	*RunLog
 	*PaceStates
 	*RobotsCache
@@ -67,11 +66,9 @@ type DB struct {
 type Registry struct{ *conn }
 
 // Frontier is the frontier of every job: entries enqueued, leased to a
-// worker, settled and read.
+// worker, settled and read, and what each job's frontier took from its
+// seed file.
 type Frontier struct{ *conn }
-
-// Seeds is what the frontier of a job took from its seed file.
-type Seeds struct{ *conn }
 
 // RunLog is the runs of every job and the fetches each made.
 type RunLog struct{ *conn }
@@ -100,7 +97,7 @@ type conn struct {
 
 // newDB assembles a DB's roles over c.
 func newDB(c *conn) *DB {
-	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, Seeds: &Seeds{c}, RunLog: &RunLog{c},
+	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, RunLog: &RunLog{c},
 		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}}
 	c.opts = &db.Options
 	return db

@@ -13,12 +13,12 @@ import (
 
 // SeedSource returns what job's frontier last took from its seed file, if
 // anything, as store.DB.SeedSource.
-func (sd *Seeds) SeedSource(job string) (frontier.SeedSource, bool, error) {
+func (f *Frontier) SeedSource(job string) (frontier.SeedSource, bool, error) {
 	var (
 		s  frontier.SeedSource
 		ok bool
 	)
-	err := sd.read("load seed source of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read("load seed source of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		var (
 			mod, loaded int64
 			origins     string
@@ -44,7 +44,7 @@ func (sd *Seeds) SeedSource(job string) (frontier.SeedSource, bool, error) {
 
 // PutSeedSource records what job's frontier took from its seed file,
 // replacing what it took before.
-func (sd *Seeds) PutSeedSource(s frontier.SeedSource) error {
+func (f *Frontier) PutSeedSource(s frontier.SeedSource) error {
 	if s.Job == "" {
 		return errors.New("store seed source: no job")
 	}
@@ -53,7 +53,7 @@ func (sd *Seeds) PutSeedSource(s frontier.SeedSource) error {
 			return fmt.Errorf("store seed source of %s: bad origin %q", s.Job, o)
 		}
 	}
-	return sd.write("store seed source of "+s.Job, func(ctx context.Context, tx pgx.Tx) error {
+	return f.write("store seed source of "+s.Job, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO seed_sources (job, name, size, mod_time, sha256, seeds, origins, loaded_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (job) DO UPDATE SET name = excluded.name, size = excluded.size, mod_time = excluded.mod_time,

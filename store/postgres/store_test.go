@@ -132,7 +132,14 @@ func TestWorkersRegistry(t *testing.T) {
 
 // The PostgreSQL store is a store a crawl runs on, with the shared pace
 // and the wait for other workers' leases that crawl asks of it.
+// Each of its role types plays one of those roles.
 var (
 	_ crawl.Store  = (*DB)(nil)
 	_ crawl.Shared = (*DB)(nil)
+
+	_ crawl.Lock       = (*Registry)(nil)
+	_ crawl.Runs       = (*RunLog)(nil)
+	_ crawl.Frontier   = (*Frontier)(nil)
+	_ crawl.PaceStates = (*PaceStates)(nil)
+	_ crawl.Shared     = (*Coordination)(nil)
 )
