@@ -109,7 +109,7 @@ func (c *conn) leaseTTL() time.Duration {
 	return DefaultLeaseTTL
 }
 
-// DefaultLeaseTTL is the lease of a taken entry when DB.LeaseTTL is 0: a
+// DefaultLeaseTTL is the lease of a taken entry when Options.LeaseTTL is 0: a
 // worker silent for that long (three missed heartbeats) is taken for dead,
 // and its entries go to the others.
 const DefaultLeaseTTL = frontier.Stale

@@ -103,7 +103,7 @@ func newDB(c *conn) *DB {
 	return db
 }
 
-// DefaultTimeout bounds each method when DB.Timeout is 0.
+// DefaultTimeout bounds each method when Options.Timeout is 0.
 const DefaultTimeout = 30 * time.Second
 
 // connectTimeout bounds the dial of each connection when the URL sets none.
