@@ -108,9 +108,10 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 // claim claims h's next request slot in a database shared with other
 // crawling processes (the Shared role), so that together they keep the
 // host's one pace, driven by the one that owns the host; without it,
-// this process alone paces h, and h is ready. Taking the host over, it first reloads what the last
-// owner learned; refused because another owns it, it gives back the
-// entries it holds of the host. A failed claim is fatal: the run stops.
+// this process alone paces h, and h is ready. Taking the host over, it
+// first reloads what the last owner learned; refused because another
+// owns it, it gives back the entries it holds of the host. A failed
+// claim is fatal: the run stops.
 func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
 	if sc.shared == nil {
 		return time.Time{}, true
