@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -168,7 +169,7 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doneBefore, err := db.Entries("nightly", store.Done, 0)
+	doneBefore, err := db.Entries("nightly", frontier.Done, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[store.Done] != hosts*perHost {
+	if counts[frontier.Done] != hosts*perHost {
 		t.Errorf("frontier after the resumed run %v, want all %d done", counts, hosts*perHost)
 	}
 	twice := 0
@@ -357,10 +358,10 @@ func TestCLISignalsSaveStateAndExit(t *testing.T) {
 				if rep.ExitCode != tt.want || rep.StopReason != "interrupted" {
 					t.Errorf("report.json exit %d stop %q, want %d interrupted", rep.ExitCode, rep.StopReason, tt.want)
 				}
-				if counts[store.InFlight] != 0 || counts[store.Queued] == 0 || held {
+				if counts[frontier.InFlight] != 0 || counts[frontier.Queued] == 0 || held {
 					t.Errorf("after the signal: frontier %v, lock held %v; want nothing in flight, the rest queued, the lock released", counts, held)
 				}
-				if slow.State != store.Done {
+				if slow.State != frontier.Done {
 					t.Errorf("the request in flight at the signal is %s, want done within the grace", slow.State)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -300,7 +301,7 @@ func TestCLISecondCrawlOnTheSameDatabaseExits3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder := store.Holder{PID: os.Getpid(), Hostname: mustHostname(t), Job: "other", Since: time.Now()}
+	holder := frontier.Holder{PID: os.Getpid(), Hostname: mustHostname(t), Job: "other", Since: time.Now()}
 	if err := db.Acquire(holder); err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +530,7 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: the database does not open: %v", when, err)
 		}
-		es, err := db.Entries("killed", store.Done, 0)
+		es, err := db.Entries("killed", frontier.Done, 0)
 		db.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", when, err)
@@ -565,7 +566,7 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	es, err := db.Entries("killed", store.Done, 0)
+	es, err := db.Entries("killed", frontier.Done, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -652,7 +653,7 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if counts[store.Dead] != 0 || counts[store.InFlight] != 0 {
+			if counts[frontier.Dead] != 0 || counts[frontier.InFlight] != 0 {
 				t.Errorf("frontier after the failure %v: a write failure must not kill a URL or leave it in flight", counts)
 			}
 
@@ -667,7 +668,7 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if counts, _ := db.Counts("w"); counts[store.Done] != 2 {
+			if counts, _ := db.Counts("w"); counts[frontier.Done] != 2 {
 				t.Errorf("after a run without the fault: %v, want both URLs done", counts)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -122,7 +123,7 @@ func fillCompletionDB(t *testing.T) string {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutRobots(store.RobotsCopy{Host: "robots-only.example.net", Status: 404, FetchedAt: now, Expires: now.Add(time.Hour)}); err != nil {
+	if err := db.PutRobots(frontier.RobotsCopy{Host: "robots-only.example.net", Status: 404, FetchedAt: now, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	for i, job := range []string{"/srv/a/seeds.txt", "nightly", "/srv/a/seeds.txt"} {

@@ -232,8 +232,9 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
+	cfg.Shared, cfg.SeedTx = db.shared, db.seedTx
 
-	rep, err := crawl.Run(ctx, db, cfg)
+	rep, err := crawl.Run(ctx, db.appDB, cfg)
 	bar.finish(rep)
 	if rep != nil && !(g.Quiet && err == nil && rep.ExitCode == 0) {
 		// A reader that went away (polite crawl ... | head -1) is no failure.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
@@ -61,10 +62,10 @@ crawl would save its own idea of the hosts when it ends; on a shared
 
 // forgetDB is what polite forget needs.
 type forgetDB interface {
-	Acquire(store.Holder) error
-	Release(store.Holder) error
+	Acquire(frontier.Holder) error
+	Release(frontier.Holder) error
 	States() ([]pace.State, error)
-	RobotsCopies() ([]store.RobotsCopy, error)
+	RobotsCopies() ([]frontier.RobotsCopy, error)
 	Forget(hosts ...string) (int, error)
 }
 
@@ -88,7 +89,7 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 	if err := noLiveWorkers(db); err != nil {
 		return err
 	}
-	holder := store.ThisProcess("(polite forget)")
+	holder := frontier.ThisProcess("(polite forget)")
 	if err := db.Acquire(holder); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -57,7 +58,7 @@ func TestForget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openFixture(t)
 			if tt.locked {
-				if err := db.Acquire(store.Holder{PID: os.Getpid(), Hostname: "another-machine", Job: "nightly", Since: time.Now()}); err != nil {
+				if err := db.Acquire(frontier.Holder{PID: os.Getpid(), Hostname: "another-machine", Job: "nightly", Since: time.Now()}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/pace"
@@ -94,7 +95,7 @@ func buildFixture(path string) error {
 		return err
 	}
 	for host, age := range map[string]time.Duration{"api.example.org": 30 * time.Minute, "docs.example.org": 2 * time.Hour, "slow.example.net": 25 * time.Hour} {
-		c := store.RobotsCopy{Host: host, Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n"), FetchedAt: ago(age), Expires: ago(age).Add(24 * time.Hour)}
+		c := frontier.RobotsCopy{Host: host, Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n"), FetchedAt: ago(age), Expires: ago(age).Add(24 * time.Hour)}
 		if err := db.PutRobots(c); err != nil {
 			return err
 		}

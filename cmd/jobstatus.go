@@ -8,13 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // jobStatusDB is what polite status --job reads.
 type jobStatusDB interface {
-	Counts(job string) (map[store.State]int, error)
-	Entries(job string, s store.State, limit int) ([]store.Entry, error)
+	Counts(job string) (map[frontier.State]int, error)
+	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
 }
 
 // jobStatus is a job's frontier: how many URLs stand in each state, and
@@ -36,8 +36,8 @@ type deadRow struct {
 }
 
 // jobStates is the order states are listed in.
-var jobStates = []store.State{store.Done, store.NotModified, store.Excluded, store.Dead,
-	store.Queued, store.Deferred, store.InFlight}
+var jobStates = []frontier.State{frontier.Done, frontier.NotModified, frontier.Excluded, frontier.Dead,
+	frontier.Queued, frontier.Deferred, frontier.InFlight}
 
 // runJobStatus prints a job's frontier counts and its dead URLs.
 func runJobStatus(w io.Writer, db jobStatusDB, job string, asJSON bool) error {
@@ -53,8 +53,8 @@ func runJobStatus(w io.Writer, db jobStatusDB, job string, asJSON bool) error {
 	if st.URLs == 0 {
 		return fmt.Errorf("no job %q in the database", job)
 	}
-	st.Waiting = counts[store.Queued] + counts[store.Deferred] + counts[store.InFlight]
-	dead, err := db.Entries(job, store.Dead, 0)
+	st.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
+	dead, err := db.Entries(job, frontier.Dead, 0)
 	if err != nil {
 		return err
 	}

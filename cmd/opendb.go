@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 	"github.com/polite-crawler/polite/store/postgres"
 )
@@ -27,10 +28,18 @@ var (
 	_ appDB = (*postgres.DB)(nil)
 )
 
+// database is an open database, and the roles a crawl takes from
+// whoever opens it (see crawl.Config) when the store plays them.
+type database struct {
+	appDB
+	shared crawl.Shared // PostgreSQL: the crawl workers' coordination; nil for SQLite
+	seedTx seeds.LoadTx // SQLite: seed batches that share a transaction; nil for PostgreSQL
+}
+
 // openDB opens the database that --db, $POLITE_DB or the default names:
 // a postgres:// or postgresql:// URL opens PostgreSQL (and creates no
 // file), anything else a SQLite file.
-func (g *globals) openDB() (appDB, error) {
+func (g *globals) openDB() (*database, error) {
 	p, err := g.dbPath()
 	if err != nil {
 		return nil, err
@@ -40,13 +49,14 @@ func (g *globals) openDB() (appDB, error) {
 		if err != nil {
 			return nil, dbServerError{err}
 		}
-		return db, nil
+		return &database{appDB: db, shared: db.Coordination}, nil
 	}
 	db, err := store.Open(p)
-	if err == nil {
-		db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
+	if err != nil {
+		return nil, err
 	}
-	return db, err
+	db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
+	return &database{appDB: db, seedTx: db.SeedLoads}, nil
 }
 
 // withDB runs a command's work on the database and closes it after.
@@ -56,7 +66,7 @@ func (g *globals) withDB(run func(appDB) error) error {
 		return err
 	}
 	defer db.Close()
-	return run(db)
+	return run(db.appDB)
 }
 
 // dbServerError is a database server that could not be reached or

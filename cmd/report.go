@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
@@ -57,8 +58,8 @@ without it, the newest finished run (of --job, when given).`,
 
 // reportDB is what polite report reads.
 type reportDB interface {
-	Runs(limit int) ([]store.Run, error)
-	GetRun(id int64) (store.Run, error)
+	Runs(limit int) ([]frontier.Run, error)
+	GetRun(id int64) (frontier.Run, error)
 }
 
 func runReport(w io.Writer, db reportDB, o *reportOptions) error {
@@ -103,21 +104,21 @@ func runReport(w io.Writer, db reportDB, o *reportOptions) error {
 
 // findRun returns the run named by arg: a run number, or "" or "last" for
 // the newest finished run (of job, when given).
-func findRun(db reportDB, arg, job string) (store.Run, error) {
+func findRun(db reportDB, arg, job string) (frontier.Run, error) {
 	if arg != "" && arg != "last" {
 		id, err := strconv.ParseInt(arg, 10, 64)
 		if err != nil || id < 1 {
-			return store.Run{}, fmt.Errorf("%w: RUN must be a run number (see polite runs), got %q", errUsage, arg)
+			return frontier.Run{}, fmt.Errorf("%w: RUN must be a run number (see polite runs), got %q", errUsage, arg)
 		}
 		r, err := db.GetRun(id)
 		if errors.Is(err, store.ErrNotFound) {
-			return store.Run{}, fmt.Errorf("no run %d (polite runs lists them)", id)
+			return frontier.Run{}, fmt.Errorf("no run %d (polite runs lists them)", id)
 		}
 		return r, err
 	}
 	rs, err := listRuns(db, job, 0, time.Now())
 	if err != nil {
-		return store.Run{}, err
+		return frontier.Run{}, err
 	}
 	for _, r := range rs {
 		if !r.Ended.IsZero() {
@@ -125,9 +126,9 @@ func findRun(db reportDB, arg, job string) (store.Run, error) {
 		}
 	}
 	if job != "" {
-		return store.Run{}, fmt.Errorf("no finished run of job %q yet", job)
+		return frontier.Run{}, fmt.Errorf("no finished run of job %q yet", job)
 	}
-	return store.Run{}, errors.New("no finished run yet")
+	return frontier.Run{}, errors.New("no finished run yet")
 }
 
 // writeFileAtomic writes a file through a temporary name in the same

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
-	"github.com/polite-crawler/polite/store"
 )
 
 // runsOptions are the flags of polite runs.
@@ -51,7 +51,7 @@ its end and is shown as died.`,
 
 // runsDB is what polite runs reads.
 type runsDB interface {
-	Runs(limit int) ([]store.Run, error)
+	Runs(limit int) ([]frontier.Run, error)
 }
 
 // runJSON is a run as polite runs --json prints it: the row, its state,
@@ -70,7 +70,7 @@ type runJSON struct {
 func runsJSON(db runsDB, rs []runRow) ([]runJSON, error) {
 	out := make([]runJSON, 0, len(rs))
 	reports, _ := db.(interface {
-		GetRun(int64) (store.Run, error)
+		GetRun(int64) (frontier.Run, error)
 	})
 	for _, r := range rs {
 		j := runJSON{runRow: r, State: "ended"}
@@ -167,7 +167,7 @@ func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Locat
 		took, exit, sum := report.HumanDuration(r.DurationS), fmt.Sprint(r.ExitCode), r.Summary
 		switch {
 		case r.Died:
-			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+report.HumanDuration(store.LockStale.Seconds())+")"
+			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+report.HumanDuration(frontier.Stale.Seconds())+")"
 		case r.Ended.IsZero():
 			took, exit, sum = "-", "-", "running"
 		}

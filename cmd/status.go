@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
-	"github.com/polite-crawler/polite/store"
 )
 
 type statusOptions struct {
@@ -132,17 +132,17 @@ type runRow struct {
 	ExitCode  int       `json:"exit_code"`
 	DurationS float64   `json:"duration_s,omitempty"`
 	Summary   string    `json:"summary"`
-	Died      bool      `json:"died,omitempty"` // no end saved and no heartbeat for store.LockStale
+	Died      bool      `json:"died,omitempty"` // no end saved and no heartbeat for frontier.Stale
 }
 
 // statusDB is what status reads.
 type statusDB interface {
 	States() ([]pace.State, error)
-	RobotsCopies() ([]store.RobotsCopy, error)
-	Runs(limit int) ([]store.Run, error)
-	GetRun(id int64) (store.Run, error)
-	Robots(host string) (store.RobotsCopy, bool, error)
-	Fetches(runID int64) ([]store.Fetch, error)
+	RobotsCopies() ([]frontier.RobotsCopy, error)
+	Runs(limit int) ([]frontier.Run, error)
+	GetRun(id int64) (frontier.Run, error)
+	Robots(host string) (frontier.RobotsCopy, bool, error)
+	Fetches(runID int64) ([]frontier.Fetch, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
@@ -127,7 +128,7 @@ func runHostStory(w io.Writer, db statusDB, st pace.State, o *statusOptions, now
 }
 
 // robotsOf reads a cached robots.txt for the story.
-func robotsOf(c store.RobotsCopy) *robotsStory {
+func robotsOf(c frontier.RobotsCopy) *robotsStory {
 	rb := robots.FromResponse(c.Status, c.Body)
 	r := &robotsStory{Status: c.Status, Bytes: len(c.Body), FetchedAt: c.FetchedAt.UTC(), Expires: c.Expires.UTC()}
 	switch rb.Access {
@@ -182,7 +183,7 @@ func lastRunOf(db statusDB, host string) (*runStory, error) {
 	return nil, nil
 }
 
-func runStoryOf(r store.Run, start time.Time, h *report.HostStats) *runStory {
+func runStoryOf(r frontier.Run, start time.Time, h *report.HostStats) *runStory {
 	rs := &runStory{
 		ID: r.ID, Job: r.Job, Start: r.StartedAt.UTC(), End: r.EndedAt.UTC(), Requests: h.Requests,
 		S429: h.S429, S503: h.S503, Errors: h.Errors,
@@ -198,7 +199,7 @@ func runStoryOf(r store.Run, start time.Time, h *report.HostStats) *runStory {
 // fetchStory tells host's share of a run that saved no report (still
 // running, or died) from its fetch records: the refusals and network
 // errors; nil when the run made no request to host.
-func fetchStory(r store.Run, host string, fs []store.Fetch) *runStory {
+func fetchStory(r frontier.Run, host string, fs []frontier.Fetch) *runStory {
 	rs := &runStory{ID: r.ID, Job: r.Job, Start: r.StartedAt.UTC(), From: "fetches", Signals: []storySignal{}}
 	for _, f := range fs {
 		if f.Host != host {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
@@ -38,7 +39,7 @@ func storyDB(t *testing.T) *store.DB {
 	if err := db.SaveAll(states); err != nil {
 		t.Fatal(err)
 	}
-	c := store.RobotsCopy{Host: "bucket.example.org", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 1\nDisallow: /private\n"),
+	c := frontier.RobotsCopy{Host: "bucket.example.org", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 1\nDisallow: /private\n"),
 		FetchedAt: ago(40 * time.Minute), Expires: ago(40 * time.Minute).Add(24 * time.Hour)}
 	if err := db.PutRobots(c); err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestStatusHostStoryFromFetches(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(d time.Duration) time.Time { return run.StartedAt.Add(d) }
-	fs := []store.Fetch{
+	fs := []frontier.Fetch{
 		{RunID: run.ID, URL: "https://calm.example.net/a", Host: "calm.example.net", Status: 200, FetchedAt: at(time.Second), Delay: 500 * time.Millisecond},
 		{RunID: run.ID, URL: "https://calm.example.net/b", Host: "calm.example.net", Status: 503, FetchedAt: at(2 * time.Second), Delay: 500 * time.Millisecond},
 		{RunID: run.ID, URL: "https://calm.example.net/c", Host: "calm.example.net", Status: 0, Reason: "timeout", FetchedAt: at(4 * time.Second), Delay: 1500 * time.Millisecond},

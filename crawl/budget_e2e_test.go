@@ -12,8 +12,8 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
-	"github.com/polite-crawler/polite/store"
 )
 
 func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
@@ -60,10 +60,10 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[store.InFlight] != 0 {
-		t.Errorf("%d entries left in flight after a clean stop", counts[store.InFlight])
+	if counts[frontier.InFlight] != 0 {
+		t.Errorf("%d entries left in flight after a clean stop", counts[frontier.InFlight])
 	}
-	firstDone, err := db.Entries(cfg.Job, store.Done, 0)
+	firstDone, err := db.Entries(cfg.Job, frontier.Done, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 			t.Errorf("%s requested %d times over both runs, want once", e.URL, n)
 		}
 	}
-	if counts, _ := db.Counts(cfg.Job); counts[store.Done] != 30 {
+	if counts, _ := db.Counts(cfg.Job); counts[frontier.Done] != 30 {
 		t.Errorf("frontier after both runs %v, want 30 done", counts)
 	}
 }
@@ -112,7 +112,7 @@ func TestMaxDurationIsAHardStopWithSlowRequestsInFlight(t *testing.T) {
 		t.Errorf("run took %s with --max-duration %s and grace %s", el, cfg.MaxDuration, cfg.Grace)
 	}
 	slow := mustGet(t, db, cfg.Job, site+"/slow/4000")
-	if slow.State != store.Queued || slow.Attempts != 0 {
+	if slow.State != frontier.Queued || slow.Attempts != 0 {
 		t.Errorf("the cut request's entry: state %s attempts %d, want queued with 0 attempts", slow.State, slow.Attempts)
 	}
 	if rep.Totals.Waiting != 2 || rep.ExitCode != 0 {
@@ -365,7 +365,7 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 		t.Fatalf("first run: exit %d, %d done, %d waiting; want 0, 2, 2", rep.ExitCode, rep.Totals.Done, rep.Totals.Waiting)
 	}
 	away := mustGet(t, db, cfg.Job, awaySrv.URL+"/x")
-	if away.State != store.Deferred || !strings.Contains(away.Reason, "Crawl-delay") {
+	if away.State != frontier.Deferred || !strings.Contains(away.Reason, "Crawl-delay") {
 		t.Errorf("URL of the skipped host: state %s reason %q, want deferred with the Crawl-delay", away.State, away.Reason)
 	}
 

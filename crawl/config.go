@@ -74,6 +74,11 @@ type Config struct {
 	Rand     func() float64
 	Logger   *slog.Logger
 	Progress func(Progress) // called a few times a second; nil for none
+
+	// The roles the run's Store may play beside its own, given by whoever
+	// opens it; nil when it does not play them.
+	Shared Shared       // a database several crawling processes share; nil: this process crawls alone
+	SeedTx seeds.LoadTx // seed batches that share a transaction; nil: each batch commits on its own
 }
 
 // DefaultConfig returns a Config with every default set; the caller adds

@@ -35,6 +35,7 @@ func (e *Interrupted) Error() string { return "interrupted by " + e.Signal }
 // and report.json under cfg.OutDir. It returns the run's report whenever the
 // run started, even when it also returns an error (interrupted, a write
 // failure). The lock error is the Store's (store.ErrLocked for store.DB).
+// The roles db may play beside Store come in cfg (Shared, SeedTx).
 func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

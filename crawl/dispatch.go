@@ -105,18 +105,18 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	return sc.claim(h, sc.clock.Now())
 }
 
-// claim claims h's next request slot in a Store shared with other
-// crawling processes, so that together they keep the host's one pace,
-// driven by the one that owns the host; with a Store of this process
-// alone, h is ready. Taking the host over, it first reloads what the last
-// owner learned; refused because another owns it, it gives back the
-// entries it holds of the host. A failed claim is fatal: the run stops.
+// claim claims h's next request slot in a database shared with other
+// crawling processes (the Shared role), so that together they keep the
+// host's one pace, driven by the one that owns the host; without it,
+// this process alone paces h, and h is ready. Taking the host over, it
+// first reloads what the last owner learned; refused because another
+// owns it, it gives back the entries it holds of the host. A failed
+// claim is fatal: the run stops.
 func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
-	sp, ok := sc.db.(SharedPace)
-	if !ok {
+	if sc.shared == nil {
 		return time.Time{}, true
 	}
-	c, err := sp.Claim(h.key, now, sc.pacer.Delay(h.key, now))
+	c, err := sc.shared.Claim(h.key, now, sc.pacer.Delay(h.key, now))
 	if err != nil {
 		sc.fatal = fmt.Errorf("claim the pace of %s: %w", h.key, err)
 		sc.stop("error", "")
@@ -136,17 +136,16 @@ func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
 }
 
 // release saves the pace state of a host this process owns in a shared
-// Store and gives the host up, once it sends no more to it (no work left
+// database and gives the host up, once it sends no more to it (no work left
 // for it, or held) and has nothing in flight there: another process may
 // continue at once from what it learned.
 func (sc *scheduler) release(h *hostRun, now time.Time) {
-	sp, ok := sc.db.(SharedPace)
-	if !ok || h.inflight > 0 || !sc.hosts.owns(h, now) {
+	if sc.shared == nil || h.inflight > 0 || !sc.hosts.owns(h, now) {
 		return
 	}
 	sc.saveState(h.key)
 	h.ownedUntil = time.Time{}
-	if err := sp.ReleaseHost(h.key); err != nil {
+	if err := sc.shared.ReleaseHost(h.key); err != nil {
 		sc.log.Warn("cannot release host", "host", h.key, "err", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -165,7 +166,7 @@ func flaky() http.Handler {
 	})
 }
 
-func mustGet(t *testing.T, db *store.DB, job, rawURL string) store.Entry {
+func mustGet(t *testing.T, db *store.DB, job, rawURL string) frontier.Entry {
 	t.Helper()
 	e, err := db.Get(job, mustNormalize(t, rawURL))
 	if err != nil {
@@ -179,24 +180,24 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 	tests := []struct {
 		name         string
 		path         string
-		wantState    store.State
+		wantState    frontier.State
 		wantReason   string
 		wantAttempts int
 		wantRequests int    // -1: not checked (the client may retry a reset itself)
 		wantSignal   string // the host's last congestion signal
 	}{
-		{"404 is dead at once", "/fail/404/always", store.Dead, "http-404", 1, 1, ""},
-		{"403 is dead at once", "/fail/403/always", store.Dead, "http-403", 1, 1, ""},
-		{"410 is dead at once", "/fail/410/always", store.Dead, "http-410", 1, 1, ""},
-		{"500 until max attempts", "/fail/500/always", store.Dead, "http-500", 3, 3, ""},
-		{"502 twice then fine", "/fail/502/2", store.Done, "", 3, 3, ""},
-		{"504 once then fine", "/fail/504/1", store.Done, "", 2, 2, ""},
-		{"503 once, with the pacing penalty", "/fail/503/1", store.Done, "", 2, 2, "503"},
-		{"429 once, with the pacing penalty", "/fail/429/1", store.Done, "", 2, 2, "429"},
-		{"503 until max attempts", "/fail/503/always", store.Dead, "http-503", 3, 3, "503"},
-		{"timeout", "/hang", store.Dead, "timeout", 3, 3, ""},
-		{"connection reset", "/reset", store.Dead, "reset", 3, -1, ""},
-		{"too large is not retried", "/big", store.Dead, "too-large", 1, 1, ""},
+		{"404 is dead at once", "/fail/404/always", frontier.Dead, "http-404", 1, 1, ""},
+		{"403 is dead at once", "/fail/403/always", frontier.Dead, "http-403", 1, 1, ""},
+		{"410 is dead at once", "/fail/410/always", frontier.Dead, "http-410", 1, 1, ""},
+		{"500 until max attempts", "/fail/500/always", frontier.Dead, "http-500", 3, 3, ""},
+		{"502 twice then fine", "/fail/502/2", frontier.Done, "", 3, 3, ""},
+		{"504 once then fine", "/fail/504/1", frontier.Done, "", 2, 2, ""},
+		{"503 once, with the pacing penalty", "/fail/503/1", frontier.Done, "", 2, 2, "503"},
+		{"429 once, with the pacing penalty", "/fail/429/1", frontier.Done, "", 2, 2, "429"},
+		{"503 until max attempts", "/fail/503/always", frontier.Dead, "http-503", 3, 3, "503"},
+		{"timeout", "/hang", frontier.Dead, "timeout", 3, 3, ""},
+		{"connection reset", "/reset", frontier.Dead, "reset", 3, -1, ""},
+		{"too large is not retried", "/big", frontier.Dead, "too-large", 1, 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +231,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 				t.Errorf("host's last signal %q, want %q (pacing penalty only for 429/503)", st.LastSignal, tt.wantSignal)
 			}
 			wantExit := 0
-			if tt.wantState == store.Dead {
+			if tt.wantState == frontier.Dead {
 				wantExit = 1
 				if len(rep.Dead) != 1 || rep.Dead[0].Reason != tt.wantReason {
 					t.Errorf("report dead = %+v, want one with reason %q", rep.Dead, tt.wantReason)
@@ -283,7 +284,7 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[store.Done] != 10 || counts[store.Dead] != 0 || rep.Totals.Waiting != 10 {
+	if counts[frontier.Done] != 10 || counts[frontier.Dead] != 0 || rep.Totals.Waiting != 10 {
 		t.Errorf("frontier %v, waiting %d; want 10 done, none dead, the 10 failing URLs waiting", counts, rep.Totals.Waiting)
 	}
 	if rep.ExitCode != 0 {
@@ -318,18 +319,18 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 		seed      string
 		never     []string // paths never requested
 		final     string   // path whose entry is checked
-		wantState store.State
+		wantState frontier.State
 		reason    string
 		wantExit  int
 	}{
 		{"chain into a disallowed path", "/redirect/3?to=/private/secret", []string{"/private/secret"},
-			"/private/secret", store.Excluded, "robots", 0},
-		{"chain to an allowed path", "/redirect/2?to=/landing", nil, "/landing", store.Done, "", 0},
-		{"ten hops are followed", "/redirect/9?to=/end", nil, "/end", store.Done, "", 0},
-		{"eleven are not", "/redirect/10?to=/end", []string{"/end"}, "/redirect/0?to=%2Fend", store.Dead, "too-many-redirects", 1},
-		{"loop", "/loop/a", nil, "/loop/b", store.Dead, "redirect-loop", 1},
-		{"ftp scheme refused", "/to-ftp", nil, "/to-ftp", store.Dead, "redirect-scheme", 1},
-		{"mailto scheme refused", "/to-mailto", nil, "/to-mailto", store.Dead, "redirect-scheme", 1},
+			"/private/secret", frontier.Excluded, "robots", 0},
+		{"chain to an allowed path", "/redirect/2?to=/landing", nil, "/landing", frontier.Done, "", 0},
+		{"ten hops are followed", "/redirect/9?to=/end", nil, "/end", frontier.Done, "", 0},
+		{"eleven are not", "/redirect/10?to=/end", []string{"/end"}, "/redirect/0?to=%2Fend", frontier.Dead, "too-many-redirects", 1},
+		{"loop", "/loop/a", nil, "/loop/b", frontier.Dead, "redirect-loop", 1},
+		{"ftp scheme refused", "/to-ftp", nil, "/to-ftp", frontier.Dead, "redirect-scheme", 1},
+		{"mailto scheme refused", "/to-mailto", nil, "/to-mailto", frontier.Dead, "redirect-scheme", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,7 +375,7 @@ func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := mustGet(t, db, cfg.Job, srv.URL+"/there")
-	if e.State != store.Done || e.Depth != 0 || e.Hops != 3 || !strings.HasPrefix(e.Parent, srv.URL+"/redirect/0") {
+	if e.State != frontier.Done || e.Depth != 0 || e.Hops != 3 || !strings.HasPrefix(e.Parent, srv.URL+"/redirect/0") {
 		t.Errorf("target state %s depth %d hops %d parent %q; want done, depth 0, 3 hops, from /redirect/0",
 			e.State, e.Depth, e.Hops, e.Parent)
 	}
@@ -478,9 +479,9 @@ func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
 	cfg := fastConfig(t, srv.URL+"/1", srv.URL+"/2", srv.URL+"/3", srv.URL+"/4")
 	db := mustOpen(t)
 	// A run that died: its seeds entered, two taken in flight, one done.
-	var es []store.Entry
+	var es []frontier.Entry
 	for _, s := range cfg.Seeds.Lines {
-		es = append(es, store.Entry{URL: mustNormalize(t, s), Host: srv.Listener.Addr().String()})
+		es = append(es, frontier.Entry{URL: mustNormalize(t, s), Host: srv.Listener.Addr().String()})
 	}
 	if _, err := db.Enqueue(cfg.Job, es); err != nil {
 		t.Fatal(err)
@@ -489,7 +490,7 @@ func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
 	if err != nil || len(taken) != 3 {
 		t.Fatalf("take = %d entries, %v", len(taken), err)
 	}
-	taken[0].State, taken[0].FetchedAt = store.Done, time.Now()
+	taken[0].State, taken[0].FetchedAt = frontier.Done, time.Now()
 	if err := db.Update(taken[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +503,7 @@ func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[store.Done] != 4 || counts[store.InFlight] != 0 || counts[store.Queued] != 0 {
+	if counts[frontier.Done] != 4 || counts[frontier.InFlight] != 0 || counts[frontier.Queued] != 0 {
 		t.Errorf("frontier %v, want 4 done", counts)
 	}
 	st := o.Stats()

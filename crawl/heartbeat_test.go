@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -68,7 +69,7 @@ func (c *stepClock) advance(t *testing.T, d time.Duration) {
 	c.timers = kept
 }
 
-// TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost: each LockBeat on the
+// TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost: each frontier.Beat on the
 // crawl's clock refreshes the lock and the run; when another crawl took
 // the lock over, the run is stopped with ErrLockLost.
 func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
@@ -81,7 +82,7 @@ func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
 	}
 	defer db.Close()
 	db.Now = clock.Now
-	me := store.Holder{PID: 1, Hostname: "here", Job: "j"}
+	me := frontier.Holder{PID: 1, Hostname: "here", Job: "j"}
 	if err := db.Acquire(me); err != nil {
 		t.Fatal(err)
 	}
@@ -92,24 +93,24 @@ func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
 	ctx, lost := context.WithCancelCause(context.Background())
 	stop := heartbeat(ctx, db, clock, me, run.ID, slog.New(slog.NewTextHandler(io.Discard, nil)), lost)
 	for i := 1; i <= 4; i++ {
-		clock.advance(t, store.LockBeat)
+		clock.advance(t, frontier.Beat)
 	}
-	// Four beats in, the run is alive long after LockStale from its start.
+	// Four beats in, the run is alive long after frontier.Stale from its start.
 	waitFor(t, func() bool {
 		rs, _ := db.Runs(1)
-		return len(rs) == 1 && rs[0].BeatAt.Equal(t0.Add(4*store.LockBeat))
+		return len(rs) == 1 && rs[0].BeatAt.Equal(t0.Add(4*frontier.Beat))
 	})
 	if rs, _ := db.Runs(1); rs[0].Died(clock.Now()) {
 		t.Errorf("a run that beats shows as died")
 	}
 	// Another crawl takes the lock over; the next beat stops the run.
 	db.Release(me)
-	if err := db.Acquire(store.Holder{PID: 2, Hostname: "there"}); err != nil {
+	if err := db.Acquire(frontier.Holder{PID: 2, Hostname: "there"}); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(t, store.LockBeat)
+	clock.advance(t, frontier.Beat)
 	<-ctx.Done()
-	if cause := context.Cause(ctx); !errors.Is(cause, store.ErrLockLost) {
+	if cause := context.Cause(ctx); !errors.Is(cause, frontier.ErrLockLost) {
 		t.Errorf("run stopped with %v, want ErrLockLost", cause)
 	}
 	stop()

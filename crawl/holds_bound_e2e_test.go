@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // A wait an older polite stored in the frontier (a Retry-After to 2036) is
@@ -28,9 +28,9 @@ func TestStoredWaitBoundedByMaxHold(t *testing.T) {
 	db := mustOpen(t)
 	far := time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC)
 	host := srv.Listener.Addr().String()
-	var es []store.Entry
+	var es []frontier.Entry
 	for _, sd := range cfg.Seeds.Lines {
-		es = append(es, store.Entry{URL: mustNormalize(t, sd), Host: host, State: store.Deferred, NextAt: far})
+		es = append(es, frontier.Entry{URL: mustNormalize(t, sd), Host: host, State: frontier.Deferred, NextAt: far})
 	}
 	if _, err := db.Enqueue(cfg.Job, es); err != nil {
 		t.Fatal(err)

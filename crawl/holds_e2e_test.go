@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // answering is a loopback origin whose answer to a path is decided by the
@@ -88,7 +88,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 		t.Errorf("first run: host stopped %q, want deferred", rep.Hosts[0].Stopped)
 	}
 	e, err := db.Get("test", srv.URL+"/ra")
-	if err != nil || e.State != store.Deferred || e.NextAt.Before(clk.Now().Add(59*time.Minute)) {
+	if err != nil || e.State != frontier.Deferred || e.NextAt.Before(clk.Now().Add(59*time.Minute)) {
 		t.Errorf("/ra after the first run = %+v, %v; want deferred, not before an hour from now", e, err)
 	}
 
@@ -140,7 +140,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[store.Deferred] != 0 || counts[store.Queued] == 0 || counts[store.Done] != 3 {
+	if counts[frontier.Deferred] != 0 || counts[frontier.Queued] == 0 || counts[frontier.Done] != 3 {
 		t.Fatalf("frontier after the first run = %v, want 3 done, the rest queued, none deferred", counts)
 	}
 
@@ -152,7 +152,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	for _, u := range seeds {
 		path := strings.TrimPrefix(u, srv.URL)
 		e, err := db.Get("test", u)
-		if err != nil || e.State != store.Done {
+		if err != nil || e.State != frontier.Done {
 			t.Errorf("%s after the second run: %+v, %v; want done", path, e.State, err)
 		}
 	}

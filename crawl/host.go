@@ -73,7 +73,7 @@ type hostRun struct {
 	hold         hold      // set once the host gets no more requests this run
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
-	ownedUntil   time.Time // in a shared Store: until when this process owns the host (see SharedPace)
+	ownedUntil   time.Time // in a shared database: until when this process owns the host (see Shared)
 }
 
 func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
@@ -162,7 +162,7 @@ func (sc *scheduler) boundEarlierWait(h *hostRun, now, until time.Time) time.Tim
 	if !until.After(bound) {
 		return until
 	}
-	if _, err := sc.db.BoundWait(sc.cfg.Job, h.key, bound); err != nil {
+	if _, err := sc.frontier.BoundWait(sc.cfg.Job, h.key, bound); err != nil {
 		sc.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
 	}
 	sc.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
@@ -178,7 +178,7 @@ func (sc *scheduler) saveState(key string) {
 	if !sc.hosts.writes(key, sc.clock.Now()) {
 		return // another crawling process drives the host: its state is theirs
 	}
-	if err := sc.db.Save(sc.pacer.State(key)); err != nil {
+	if err := sc.paces.Save(sc.pacer.State(key)); err != nil {
 		sc.log.Warn("cannot save pace state", "host", key, "err", err)
 	}
 }

@@ -14,18 +14,19 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
 
 // allStates are the frontier states, for listing every entry of a job.
-var allStates = []store.State{store.Queued, store.InFlight, store.Done, store.NotModified,
-	store.Excluded, store.Deferred, store.Dead}
+var allStates = []frontier.State{frontier.Queued, frontier.InFlight, frontier.Done, frontier.NotModified,
+	frontier.Excluded, frontier.Deferred, frontier.Dead}
 
 // jobEntries returns every frontier entry of job by URL.
-func jobEntries(t *testing.T, db *store.DB, job string) map[string]store.Entry {
+func jobEntries(t *testing.T, db *store.DB, job string) map[string]frontier.Entry {
 	t.Helper()
-	out := map[string]store.Entry{}
+	out := map[string]frontier.Entry{}
 	for _, s := range allStates {
 		es, err := db.Entries(job, s, 100000)
 		if err != nil {
@@ -164,7 +165,7 @@ func bodyFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-func keys(m map[string]store.Entry) []string {
+func keys(m map[string]frontier.Entry) []string {
 	var out []string
 	for k, e := range m {
 		out = append(out, k+" "+string(e.State)+" "+e.Reason)

@@ -11,9 +11,9 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
-	"github.com/polite-crawler/polite/store"
 )
 
 // bigRobots is a robots.txt of about 5 MiB: a rule at the top, a rule past
@@ -372,7 +372,7 @@ func runHostile(t *testing.T, tests []hostileCase) {
 				case !ok:
 					t.Errorf("%s not in the frontier; want %s %q; frontier: %v", p, w.state, w.reason, keys(got))
 				case w.state == "*":
-					if e.State == store.Queued || e.State == store.InFlight {
+					if e.State == frontier.Queued || e.State == frontier.InFlight {
 						t.Errorf("%s: %s, want it ended", p, e.State)
 					}
 				case false:

@@ -18,7 +18,10 @@ const takeBatch = 16
 // order dispatch serves them, and what the frontier last said of their
 // queues. Only the loop goroutine touches it.
 type hostSet struct {
-	db     Store
+	frontier Frontier
+	paces    PaceStates
+	shared   bool // the database is shared with other crawling processes (Config.Shared)
+
 	job    string
 	pacer  *pace.Pacer
 	floors map[string]time.Duration // --floor-host
@@ -37,7 +40,7 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 		return h
 	}
 	h := &hostRun{key: key, stats: &report.HostStats{Host: key}}
-	if st, ok, err := s.db.Load(key); err == nil && ok {
+	if st, ok, err := s.paces.Load(key); err == nil && ok {
 		if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
 			s.log.Warn("stored hold cut", "host", key, "note", note)
 		}
@@ -54,7 +57,7 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 
 // refresh reloads which hosts have queued entries.
 func (s *hostSet) refresh(now time.Time) error {
-	qs, err := s.db.QueuedHosts(s.job)
+	qs, err := s.frontier.QueuedHosts(s.job)
 	if err != nil {
 		return err
 	}
@@ -88,7 +91,7 @@ func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
 	if h.queued <= 0 {
 		return false, nil
 	}
-	es, err := s.db.Take(s.job, h.key, now, takeBatch)
+	es, err := s.frontier.Take(s.job, h.key, now, takeBatch)
 	if err != nil {
 		return false, err
 	}
@@ -106,7 +109,7 @@ func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
 // learned returns the pace states worth keeping: of the hosts polite sent
 // a request to, or knew from an earlier run. A host it never contacted (its
 // address refused, a budget spent first) has taught nothing. In a shared
-// Store, only the hosts this process owns at now: the others' states are
+// database, only the hosts this process owns at now: the others' states are
 // their owners' to write.
 func (s *hostSet) learned(now time.Time) []pace.State {
 	var sts []pace.State
@@ -122,16 +125,16 @@ func (s *hostSet) learned(now time.Time) []pace.State {
 }
 
 // save writes every host's pace state worth keeping.
-func (s *hostSet) save(now time.Time) error { return s.db.SaveAll(s.learned(now)) }
+func (s *hostSet) save(now time.Time) error { return s.paces.SaveAll(s.learned(now)) }
 
-// owns reports whether this process owns h at now in a shared Store.
+// owns reports whether this process owns h at now in a shared database.
 func (s *hostSet) owns(h *hostRun, now time.Time) bool { return now.Before(h.ownedUntil) }
 
 // writes reports whether this process may write the pace state of host:
-// always with a Store of its own, only while it owns the host in a shared
-// one.
+// always with a database of its own, only while it owns the host in a
+// shared one.
 func (s *hostSet) writes(host string, now time.Time) bool {
-	if _, shared := s.db.(SharedPace); !shared {
+	if !s.shared {
 		return true
 	}
 	h := s.byKey[host]
@@ -139,10 +142,10 @@ func (s *hostSet) writes(host string, now time.Time) bool {
 }
 
 // reload restores h's pace state as stored, when this process takes the
-// host over in a shared Store: it continues from what the last owner
+// host over in a shared database: it continues from what the last owner
 // learned (delay, safe and refused gaps, congestion memory, holds).
 func (s *hostSet) reload(h *hostRun, now time.Time) {
-	st, ok, err := s.db.Load(h.key)
+	st, ok, err := s.paces.Load(h.key)
 	if err != nil && s.log != nil {
 		s.log.Warn("cannot load pace state", "host", h.key, "err", err)
 	}
@@ -190,10 +193,10 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 	always := now.Add(100 * 365 * 24 * time.Hour)
 	var held []frontier.Entry // left queued: put back once all were taken
 	for {
-		es, err := s.db.Take(s.job, h.key, always, 256)
+		es, err := s.frontier.Take(s.job, h.key, always, 256)
 		if err != nil || len(es) == 0 {
 			if err == nil && len(held) > 0 {
-				_, err = s.db.Record(s.job, nil, held, nil)
+				_, err = s.frontier.Record(s.job, nil, held, nil)
 			}
 			return err
 		}
@@ -208,7 +211,7 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 			continue
 		}
 		l.counts[state] += len(es)
-		if _, err := s.db.Record(s.job, nil, es, nil); err != nil {
+		if _, err := s.frontier.Record(s.job, nil, es, nil); err != nil {
 			return err
 		}
 	}

@@ -95,11 +95,11 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 
 // flush writes pending frontier changes and fetch records in one Record;
 // it reports whether new entries went in (the hosts' queues changed).
-func (l *ledger) flush(db Store) (added bool, err error) {
+func (l *ledger) flush(f Frontier) (added bool, err error) {
 	if len(l.added)+len(l.changed)+len(l.fetches) == 0 {
 		return false, nil
 	}
-	if _, err := db.Record(l.job, l.added, l.changed, l.fetches); err != nil {
+	if _, err := f.Record(l.job, l.added, l.changed, l.fetches); err != nil {
 		return false, err
 	}
 	added = len(l.added) > 0

@@ -79,19 +79,18 @@ func (sc *scheduler) loop(ctx context.Context) error {
 }
 
 // pendingPoll bounds the wait of a crawl with nothing eligible while other
-// crawling processes of a shared Store hold entries: they may find new
+// crawling processes sharing the database hold entries: they may find new
 // URLs for it at any time.
 const pendingPoll = time.Second
 
 // othersWork returns when to look at the frontier again while other
-// processes sharing the Store hold entries of the job in flight (zero:
-// none, or a Store of this process alone, and the run may end).
+// processes sharing the database hold entries of the job in flight (zero:
+// none, or no Shared role, and the run may end).
 func (sc *scheduler) othersWork(now time.Time) (time.Time, error) {
-	sq, ok := sc.db.(SharedQueue)
-	if !ok {
+	if sc.shared == nil {
 		return time.Time{}, nil
 	}
-	n, next, err := sq.Pending(sc.cfg.Job, now)
+	n, next, err := sc.shared.Pending(sc.cfg.Job, now)
 	if err != nil || n == 0 {
 		return time.Time{}, err
 	}
@@ -158,7 +157,7 @@ func (sc *scheduler) tick(t *ticks, now time.Time) {
 
 // flush commits the ledger; new entries make the hosts' queues stale.
 func (sc *scheduler) flush() error {
-	added, err := sc.ledger.flush(sc.db)
+	added, err := sc.ledger.flush(sc.frontier)
 	if added {
 		sc.hosts.stale = true
 	}

@@ -12,7 +12,12 @@ import (
 // statistics and holds the host when the answer keeps it away.
 func (sc *scheduler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
-	sc.pacer.Sent(h.key, r.start, resp.Sent)
+	if !resp.Sent.IsZero() {
+		// The fetcher times a request on its own clock (the wall clock
+		// for HTTP); the pacer counts on the run's: the request left
+		// as long after it began as the fetcher measured.
+		sc.pacer.Sent(h.key, r.start, r.start.Add(resp.Sent.Sub(resp.Start)))
+	}
 	o := outcomeOf(resp, r.slow, now)
 	v := sc.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {

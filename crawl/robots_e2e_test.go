@@ -16,9 +16,9 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/robots"
-	"github.com/polite-crawler/polite/store"
 )
 
 // privateRules is the robots.txt most tests serve.
@@ -461,7 +461,7 @@ func TestRobotsFor(t *testing.T) {
 		db := mustOpen(t)
 		host := srv.Listener.Addr().String()
 		old := time.Now().Add(-48 * time.Hour)
-		if err := db.PutRobots(store.RobotsCopy{Host: host, Status: 200, Body: []byte(privateRules), FetchedAt: old, Expires: old.Add(24 * time.Hour)}); err != nil {
+		if err := db.PutRobots(frontier.RobotsCopy{Host: host, Status: 200, Body: []byte(privateRules), FetchedAt: old, Expires: old.Add(24 * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		rb, src, err := crawl.RobotsFor(ctx, db, fastConfig(t), srv.URL+"/a")

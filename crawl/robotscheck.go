@@ -25,8 +25,6 @@ func RobotsFor(ctx context.Context, db robotscache.Cache, cfg Config, target str
 		FloorHosts: cfg.FloorHosts, TTL: cfg.RobotsTTL, Clock: cfg.Clock}, u)
 }
 
-var _ robotscache.Cache = Store(nil)
-
 // RobotsDecision decides whether agent may fetch target under rb, as a
 // crawl decides for a queued URL: target is normalised first, and its path and
 // query are tested. A bad target is an error wrapping ErrUsage.

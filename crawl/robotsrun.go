@@ -20,7 +20,7 @@ import (
 // check uses (RobotsFor).
 func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
-		rb, cp, err := robotscache.Cached(sc.db, h.key, now)
+		rb, cp, err := robotscache.Cached(sc.robots, h.key, now)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		sc.log.Info("host refused: private address", "host", h.key)
 		return
 	}
-	rb, how, fresh, err := robotscache.Settle(sc.db, h.key, &ch.Result, h.robotsCopy, sc.cfg.RobotsTTL, now)
+	rb, how, fresh, err := robotscache.Settle(sc.robots, h.key, &ch.Result, h.robotsCopy, sc.cfg.RobotsTTL, now)
 	if err != nil {
 		sc.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
@@ -41,7 +42,6 @@ var _ Fetcher = (*fetch.Client)(nil)
 type scheduler struct {
 	// What the run gives it; read only.
 	cfg   *Config
-	db    Store
 	clock clock.Clock
 	fetch Fetcher
 	out   *output.Dir
@@ -49,6 +49,12 @@ type scheduler struct {
 	agent string
 	start time.Time    // the run's start, from begin
 	warc  *warc.Writer // --warc: the run's WARC files; nil for none
+
+	// The roles of the database it uses.
+	frontier Frontier
+	paces    PaceStates
+	robots   robotscache.Cache
+	shared   Shared // nil: this process crawls alone
 
 	// What it owns.
 	pacer  *pace.Pacer
@@ -74,14 +80,15 @@ func newScheduler(c *crawler) *scheduler {
 	if cfg.Fetcher != nil {
 		f = cfg.Fetcher
 	}
-	sc := &scheduler{cfg: cfg, db: c.db, clock: c.clock, fetch: f, out: c.out, log: c.log, agent: c.agent,
+	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
+		clock: c.clock, fetch: f, out: c.out, log: c.log, agent: c.agent,
 		pacer:   pace.New(cfg.Pace, cfg.Rand),
 		ledger:  newLedger(cfg.Job),
 		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
 		results: make(chan result, cfg.Concurrency),
 		budget:  budgets{cfg: cfg},
 	}
-	sc.hosts = &hostSet{db: c.db, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
+	sc.hosts = &hostSet{frontier: c.db, paces: c.db, shared: cfg.Shared != nil, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
 	if cfg.Sitemaps {
 		sc.maps = newSitemapRun(cfg, c.fetch.Origins())
 	}
@@ -138,7 +145,7 @@ func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 			leaveErr = errors.Join(leaveErr, sc.hosts.leave(h, state, sc.ledger, end))
 		}
 	}
-	_, flushErr = sc.ledger.flush(sc.db)
+	_, flushErr = sc.ledger.flush(sc.frontier)
 	flushErr = errors.Join(leaveErr, flushErr)
 	saveErr = errors.Join(sc.hosts.save(end), sc.closeWarc())
 	return flushErr, saveErr, sc.ledger.closeManifest()

@@ -12,15 +12,14 @@ import (
 	"github.com/polite-crawler/polite/crawl/seeds"
 )
 
-var _ seeds.Store = Store(nil)
-
 // openSeeds starts reading the run's seeds before the run is recorded
 // (seeds.Loader.Open), so that a source without a valid seed fails here,
 // as a usage error, and so does a seed file that cannot be opened.
 // The seeds' origins go to origins (the dial policy's); with --sitemaps
 // (maps not nil) a seed that is a sitemap becomes an entry of that kind.
-func openSeeds(ctx context.Context, db Store, cfg *Config, log *slog.Logger, origins fetch.Origins, maps *sitemapRun) (*seeds.Loader, error) {
-	l := &seeds.Loader{Job: cfg.Job, Log: log, Origins: origins}
+// The batches share cfg.SeedTx's transactions when there is one.
+func openSeeds(ctx context.Context, db seeds.Store, cfg *Config, log *slog.Logger, origins fetch.Origins, maps *sitemapRun) (*seeds.Loader, error) {
+	l := &seeds.Loader{Job: cfg.Job, Log: log, Origins: origins, Tx: cfg.SeedTx}
 	if maps != nil {
 		l.Mark = maps.seedEntry
 	}
@@ -35,7 +34,7 @@ func openSeeds(ctx context.Context, db Store, cfg *Config, log *slog.Logger, ori
 // seeds load: a heartbeat once frontier.Beat has passed since the last,
 // called between two batches. A lock taken over stops the loading. Like
 // the heartbeat, it goes by the wall clock, whatever clock paces the run.
-func lockBeat(db Store, h frontier.Holder, runID int64, log *slog.Logger) func() error {
+func lockBeat(lock Lock, h frontier.Holder, runID int64, log *slog.Logger) func() error {
 	last := time.Now()
 	return func() error {
 		now := time.Now()
@@ -43,7 +42,7 @@ func lockBeat(db Store, h frontier.Holder, runID int64, log *slog.Logger) func()
 			return nil
 		}
 		last = now
-		err := db.Heartbeat(h, runID)
+		err := lock.Heartbeat(h, runID)
 		if err != nil && !errors.Is(err, frontier.ErrLockLost) {
 			log.Warn("cannot refresh the crawl lock", "err", err)
 			return nil
@@ -54,11 +53,11 @@ func lockBeat(db Store, h frontier.Holder, runID int64, log *slog.Logger) func()
 
 // endLoad records that run runID, whose seeds could not be loaded, ended
 // at now: with the signal's code when it was interrupted.
-func endLoad(db Store, runID int64, now time.Time, err error) {
+func endLoad(runs Runs, runID int64, now time.Time, err error) {
 	code, summary := ExitFailure, "could not load the seeds: "+err.Error()
 	var intr *Interrupted
 	if errors.As(err, &intr) {
 		code, summary = intr.Code, "interrupted while loading the seeds"
 	}
-	db.EndRun(runID, now, code, summary, nil)
+	runs.EndRun(runID, now, code, summary, nil)
 }

@@ -56,6 +56,7 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	cfg := fastConfig(t)
 	cfg.Seeds = seeds.File(path)
 	spy := &seedSpy{DB: mustOpen(t)}
+	cfg.SeedTx = spy
 	later := time.Now().Add(time.Hour).Truncate(time.Second)
 
 	steps := []struct {
@@ -120,6 +121,7 @@ func TestInterruptWhileLoadingSeeds(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	spy := &seedSpy{DB: mustOpen(t)}
+	cfg.SeedTx = spy
 	spy.onCall = func() { cancel(&crawl.Interrupted{Signal: "SIGINT", Code: crawl.ExitInterrupted}) }
 	rep, err := crawl.Run(ctx, spy, cfg)
 	var intr *crawl.Interrupted

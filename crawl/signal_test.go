@@ -12,7 +12,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 func TestInterruptSavesStateAndReports(t *testing.T) {
@@ -74,14 +74,14 @@ func TestInterruptSavesStateAndReports(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if counts[store.InFlight] != 0 || counts[store.Queued] == 0 {
+			if counts[frontier.InFlight] != 0 || counts[frontier.Queued] == 0 {
 				t.Errorf("frontier after the signal %v, want nothing in flight and the rest queued", counts)
 			}
 			slow := mustGet(t, db, cfg.Job, srv.URL+tt.slow)
-			if tt.finishes && slow.State != store.Done {
+			if tt.finishes && slow.State != frontier.Done {
 				t.Errorf("in-flight request: state %s, want done within the grace", slow.State)
 			}
-			if !tt.finishes && (slow.State != store.Queued || slow.Attempts != 0) {
+			if !tt.finishes && (slow.State != frontier.Queued || slow.Attempts != 0) {
 				t.Errorf("cut request: state %s attempts %d, want queued with its attempt given back", slow.State, slow.Attempts)
 			}
 			runs, err := db.Runs(1)
@@ -95,7 +95,7 @@ func TestInterruptSavesStateAndReports(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if counts, _ := db.Counts(cfg.Job); counts[store.Done] != len(seeds) {
+				if counts, _ := db.Counts(cfg.Job); counts[frontier.Done] != len(seeds) {
 					t.Errorf("after the resumed run %v, want %d done", counts, len(seeds))
 				}
 				for _, h := range srv.log() {

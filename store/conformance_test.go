@@ -5,8 +5,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 	"github.com/polite-crawler/polite/store/storetest"
+)
+
+// Each role type of the SQLite store plays one of the roles crawl
+// declares; the DB plays them all.
+var (
+	_ crawl.Lock       = (*store.CrawlLock)(nil)
+	_ crawl.Runs       = (*store.RunLog)(nil)
+	_ crawl.Frontier   = (*store.Frontier)(nil)
+	_ crawl.PaceStates = (*store.PaceStates)(nil)
+	_ seeds.LoadTx     = (*store.SeedLoads)(nil)
+	_ crawl.Store      = (*store.DB)(nil)
 )
 
 // TestConformance runs the stores' shared suite on SQLite, a database

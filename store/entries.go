@@ -13,8 +13,8 @@ const countsSQL = `SELECT state, COUNT(*) FROM frontier WHERE job = ? GROUP BY s
 
 // Counts returns how many entries of the job are in each state. States
 // without entries are absent.
-func (db *DB) Counts(job string) (map[State]int, error) {
-	tx, err := db.beginRead("count entries")
+func (f *Frontier) Counts(job string) (map[frontier.State]int, error) {
+	tx, err := f.beginRead("count entries")
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +24,7 @@ func (db *DB) Counts(job string) (map[State]int, error) {
 		return nil, fmt.Errorf("count entries of %s: %w", job, explain(err))
 	}
 	defer rows.Close()
-	m := make(map[State]int)
+	m := make(map[frontier.State]int)
 	for rows.Next() {
 		var (
 			s string
@@ -33,7 +33,7 @@ func (db *DB) Counts(job string) (map[State]int, error) {
 		if err := rows.Scan(&s, &n); err != nil {
 			return nil, fmt.Errorf("count entries of %s: %w", job, err)
 		}
-		m[State(s)] = n
+		m[frontier.State(s)] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("count entries of %s: %w", job, explain(err))
@@ -42,8 +42,8 @@ func (db *DB) Counts(job string) (map[State]int, error) {
 }
 
 // Entries returns the job's entries in a state, oldest first (limit 0: all).
-func (db *DB) Entries(job string, s State, limit int) ([]Entry, error) {
-	tx, err := db.beginRead("list entries")
+func (f *Frontier) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
+	tx, err := f.beginRead("list entries")
 	if err != nil {
 		return nil, err
 	}
@@ -66,33 +66,33 @@ func (db *DB) Entries(job string, s State, limit int) ([]Entry, error) {
 }
 
 // Get returns the job's entry for a URL; ErrNotFound if there is none.
-func (db *DB) Get(job, url string) (Entry, error) {
-	tx, err := db.beginRead("get entry")
+func (f *Frontier) Get(job, url string) (frontier.Entry, error) {
+	tx, err := f.beginRead("get entry")
 	if err != nil {
-		return Entry{}, err
+		return frontier.Entry{}, err
 	}
 	defer tx.Rollback()
 	rows, err := tx.Query(`SELECT `+entryColumns+` FROM frontier WHERE job = ? AND url = ?`, job, url)
 	if err != nil {
-		return Entry{}, fmt.Errorf("get entry %s: %w", url, explain(err))
+		return frontier.Entry{}, fmt.Errorf("get entry %s: %w", url, explain(err))
 	}
 	es, err := scanEntries(rows)
 	if err != nil {
-		return Entry{}, fmt.Errorf("get entry %s: %w", url, err)
+		return frontier.Entry{}, fmt.Errorf("get entry %s: %w", url, err)
 	}
 	if len(es) == 0 {
-		return Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, ErrNotFound)
+		return frontier.Entry{}, fmt.Errorf("get entry %s of %s: %w", url, job, ErrNotFound)
 	}
 	return es[0], nil
 }
 
 // scanEntries reads and closes rows of entryColumns.
-func scanEntries(rows *sql.Rows) ([]Entry, error) {
+func scanEntries(rows *sql.Rows) ([]frontier.Entry, error) {
 	defer rows.Close()
-	var es []Entry
+	var es []frontier.Entry
 	for rows.Next() {
 		var (
-			e             Entry
+			e             frontier.Entry
 			state         string
 			next, fetched int64
 			warcDate      int64
@@ -105,7 +105,7 @@ func scanEntries(rows *sql.Rows) ([]Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.State, e.NextAt, e.FetchedAt = State(state), fromNanos(next), fromNanos(fetched)
+		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate = fromNanos(warcDate)
 		e.Kind, e.LastMod = frontier.Kind(kind), fromNanos(lastmod)
 		es = append(es, e)

@@ -12,24 +12,6 @@ import (
 // ErrNotFound is returned when a run or entry does not exist.
 var ErrNotFound = frontier.ErrNotFound
 
-// The records of a frontier are crawl/frontier's: store keeps them.
-type (
-	State     = frontier.State
-	Entry     = frontier.Entry
-	HostQueue = frontier.HostQueue
-)
-
-// The states of a frontier entry.
-const (
-	Queued      = frontier.Queued
-	InFlight    = frontier.InFlight
-	Done        = frontier.Done
-	NotModified = frontier.NotModified
-	Excluded    = frontier.Excluded
-	Deferred    = frontier.Deferred
-	Dead        = frontier.Dead
-)
-
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
 	warc_id, warc_date, warc_digest, kind, lastmod`
@@ -41,22 +23,22 @@ const entryColumns = `id, job, url, host, state, attempts, next_at, priority, de
 // needs a URL and a Host; its Job and ID are ignored, and an empty State
 // means Queued. During a load (BeginLoad) the entries join its
 // transaction, and are committed with it.
-func (db *DB) Enqueue(job string, es []Entry) (int, error) {
+func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 	if job == "" {
 		return 0, errors.New("enqueue: no job")
 	}
 	if len(es) == 0 {
 		return 0, nil
 	}
-	if n, ok, err := db.enqueueLoad(job, es); ok {
+	if n, ok, err := f.enqueueLoad(job, es); ok {
 		return n, err
 	}
-	tx, err := db.beginWrite("enqueue")
+	tx, err := f.beginWrite("enqueue")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := db.enqueue(tx, job, es)
+	n, err := f.enqueue(tx, job, es)
 	if err != nil {
 		return 0, err
 	}
@@ -94,7 +76,7 @@ func insertSQL(columns string, width, n int) string {
 }
 
 // isNew reports whether e has nothing but newColumns to store.
-func isNew(e *Entry) bool {
+func isNew(e *frontier.Entry) bool {
 	return e.Attempts == 0 && e.ETag == "" && e.LastModified == "" && e.LastStatus == 0 && e.Reason == "" &&
 		e.FetchedAt.IsZero() && e.File == "" && e.SHA256 == "" && e.Bytes == 0 && e.LastMod.IsZero()
 }
@@ -102,16 +84,16 @@ func isNew(e *Entry) bool {
 // enqueuer inserts the entries of one transaction, a chunk of
 // enqueueRows at a time, through the statements parsed at Open.
 type enqueuer struct {
-	db       *DB
+	c        *conn
 	tx       *sql.Tx
 	job      string
 	full     map[bool]*sql.Stmt // by newness: enqueueRows rows
 	args     []any
-	lastmods []Entry
+	lastmods []frontier.Entry
 }
 
-func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
-	q := &enqueuer{db: db, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 20*enqueueRows)}
+func (f *Frontier) enqueue(tx *sql.Tx, job string, es []frontier.Entry) (int, error) {
+	q := &enqueuer{c: f.conn, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 20*enqueueRows)}
 	added := 0
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
@@ -127,7 +109,7 @@ func (db *DB) enqueue(tx *sql.Tx, job string, es []Entry) (int, error) {
 
 // insert inserts one chunk and returns how many rows were new: through
 // the narrow statement when every entry of the chunk is new.
-func (q *enqueuer) insert(chunk []Entry) (int, error) {
+func (q *enqueuer) insert(chunk []frontier.Entry) (int, error) {
 	narrow := true
 	for i := range chunk {
 		e := &chunk[i]
@@ -144,7 +126,7 @@ func (q *enqueuer) insert(chunk []Entry) (int, error) {
 		e := &chunk[i]
 		state := string(e.State)
 		if state == "" {
-			state = string(Queued)
+			state = string(frontier.Queued)
 		}
 		if narrow {
 			q.args = append(q.args, q.job, e.URL, e.Host, state, toNanos(e.NextAt), e.Priority,
@@ -178,7 +160,7 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 	stmt, ok := q.full[narrow]
 	if !ok {
 		var err error
-		if stmt, err = q.db.stmt(q.tx, sqlOf(enqueueRows)); err != nil {
+		if stmt, err = q.c.stmt(q.tx, sqlOf(enqueueRows)); err != nil {
 			return nil, err
 		}
 		q.full[narrow] = stmt
@@ -187,7 +169,7 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew.
-func setLastMods(tx *sql.Tx, job string, es []Entry) error {
+func setLastMods(tx *sql.Tx, job string, es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -207,17 +189,17 @@ func setLastMods(tx *sql.Tx, job string, es []Entry) error {
 
 // checkNew is checkEntry for an entry to enqueue: an empty State means
 // Queued.
-func checkNew(e *Entry) error {
+func checkNew(e *frontier.Entry) error {
 	if e.State == "" {
 		c := *e
-		c.State = Queued
+		c.State = frontier.Queued
 		return checkEntry(c)
 	}
 	return checkEntry(*e)
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
-func checkEntry(e Entry) error {
+func checkEntry(e frontier.Entry) error {
 	switch {
 	case e.URL == "":
 		return errors.New("entry without a url")
@@ -235,27 +217,27 @@ func checkEntry(e Entry) error {
 // reason, file, ...) in one transaction. Entries are found by ID, or by Job
 // and URL when ID is 0; one that does not exist is ErrNotFound, and then
 // none is written.
-func (db *DB) Update(es []Entry) error {
+func (f *Frontier) Update(es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	tx, err := db.beginWrite("update entries")
+	tx, err := f.beginWrite("update entries")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := db.update(tx, es); err != nil {
+	if err := f.update(tx, es); err != nil {
 		return err
 	}
 	return commit("update entries", tx)
 }
 
-func (db *DB) update(tx *sql.Tx, es []Entry) error {
-	byID, err := db.stmt(tx, updateByIDSQL)
+func (f *Frontier) update(tx *sql.Tx, es []frontier.Entry) error {
+	byID, err := f.stmt(tx, updateByIDSQL)
 	if err != nil {
 		return fmt.Errorf("update entries: %w", err)
 	}
-	byURL, err := db.stmt(tx, updateByURLSQL)
+	byURL, err := f.stmt(tx, updateByURLSQL)
 	if err != nil {
 		return fmt.Errorf("update entries: %w", err)
 	}
@@ -291,28 +273,28 @@ func (db *DB) update(tx *sql.Tx, es []Entry) error {
 // Record writes one batch of a crawl's progress in a single transaction:
 // new entries (as Enqueue), changed entries (as Update) and fetch records
 // (as AddFetches). It returns how many new entries were added.
-func (db *DB) Record(job string, added, changed []Entry, fetches []Fetch) (int, error) {
+func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil
 	}
-	tx, err := db.beginWrite("record progress")
+	tx, err := f.beginWrite("record progress")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
 	n := 0
 	if len(added) > 0 {
-		if n, err = db.enqueue(tx, job, added); err != nil {
+		if n, err = f.enqueue(tx, job, added); err != nil {
 			return 0, err
 		}
 	}
 	if len(changed) > 0 {
-		if err := db.update(tx, changed); err != nil {
+		if err := f.update(tx, changed); err != nil {
 			return 0, err
 		}
 	}
 	if len(fetches) > 0 {
-		if err := db.addFetches(tx, fetches); err != nil {
+		if err := f.addFetches(tx, fetches); err != nil {
 			return 0, err
 		}
 	}

@@ -5,17 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
 // manyEntries builds n entries spread over hosts, with priorities cycling
 // 0..3, starting at number from.
-func manyEntries(from, n, hosts int) []store.Entry {
-	es := make([]store.Entry, n)
+func manyEntries(from, n, hosts int) []frontier.Entry {
+	es := make([]frontier.Entry, n)
 	for i := range es {
 		k := from + i
 		host := fmt.Sprintf("h%02d.example", k%hosts)
-		es[i] = store.Entry{URL: fmt.Sprintf("https://%s/page/%d", host, k), Host: host, Priority: k % 4}
+		es[i] = frontier.Entry{URL: fmt.Sprintf("https://%s/page/%d", host, k), Host: host, Priority: k % 4}
 	}
 	return es
 }
@@ -64,7 +65,7 @@ func TestFrontierHundredThousand(t *testing.T) {
 			break
 		}
 		for _, e := range es {
-			if e.Host != host || e.State != store.InFlight {
+			if e.Host != host || e.State != frontier.InFlight {
 				t.Fatalf("took %+v, want an in-flight entry of %s", e, host)
 			}
 			if seen[e.URL] {
@@ -84,7 +85,7 @@ func TestFrontierHundredThousand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Counts: %v", err)
 	}
-	if counts[store.Queued] != total-total/hosts || counts[store.InFlight] != total/hosts {
+	if counts[frontier.Queued] != total-total/hosts || counts[frontier.InFlight] != total/hosts {
 		t.Errorf("Counts = %v, want %d queued, %d in flight", counts, total-total/hosts, total/hosts)
 	}
 	hs, err = db.QueuedHosts("big")
@@ -119,7 +120,7 @@ func BenchmarkEnqueueTakeUpdate(b *testing.B) {
 				b.Fatalf("Take: %v", err)
 			}
 			for i := range es {
-				es[i].State = store.Done
+				es[i].State = frontier.Done
 				es[i].LastStatus = 200
 				es[i].FetchedAt = now
 			}

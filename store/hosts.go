@@ -16,8 +16,8 @@ import (
 const stateColumns = column.State
 
 // Load returns the stored pace state of host.
-func (db *DB) Load(host string) (pace.State, bool, error) {
-	tx, err := db.beginRead("load pace state")
+func (p *PaceStates) Load(host string) (pace.State, bool, error) {
+	tx, err := p.beginRead("load pace state")
 	if err != nil {
 		return pace.State{}, false, err
 	}
@@ -33,16 +33,16 @@ func (db *DB) Load(host string) (pace.State, bool, error) {
 }
 
 // Save stores a host's pace state at once (one transaction).
-func (db *DB) Save(st pace.State) error {
-	return db.SaveAll([]pace.State{st})
+func (p *PaceStates) Save(st pace.State) error {
+	return p.SaveAll([]pace.State{st})
 }
 
 // SaveAll stores many states in one transaction.
-func (db *DB) SaveAll(sts []pace.State) error {
+func (p *PaceStates) SaveAll(sts []pace.State) error {
 	if len(sts) == 0 {
 		return nil
 	}
-	tx, err := db.beginWrite("save pace state")
+	tx, err := p.beginWrite("save pace state")
 	if err != nil {
 		return err
 	}
@@ -74,8 +74,8 @@ func saveStates(tx *sql.Tx, sts []pace.State) error {
 }
 
 // States returns every stored pace state, sorted by host.
-func (db *DB) States() ([]pace.State, error) {
-	tx, err := db.beginRead("list pace states")
+func (p *PaceStates) States() ([]pace.State, error) {
+	tx, err := p.beginRead("list pace states")
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +109,13 @@ func scanState(s scanner) (pace.State, error) { return column.ScanState(s.Scan) 
 // (deferred, or queued for later) eligible now, in every job. It returns
 // how many hosts were known: had a pace state, a robots.txt copy or waiting
 // entries. No hosts means all of them. Hosts are matched case-insensitively.
-func (db *DB) Forget(hosts ...string) (int, error) {
-	tx, err := db.beginWrite("forget hosts")
+func (p *PaceStates) Forget(hosts ...string) (int, error) {
+	tx, err := p.beginWrite("forget hosts")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := forget(tx, hosts, toNanos(db.now()))
+	n, err := forget(tx, hosts, toNanos(p.now()))
 	if err != nil {
 		return 0, err
 	}
@@ -172,38 +172,35 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 
 // --- robots.txt cache ---
 
-// RobotsCopy is a stored robots.txt fetch.
-type RobotsCopy = frontier.RobotsCopy
-
 // Robots returns the stored robots.txt copy of host.
-func (db *DB) Robots(host string) (RobotsCopy, bool, error) {
-	tx, err := db.beginRead("load robots.txt copy")
+func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
+	tx, err := rc.beginRead("load robots.txt copy")
 	if err != nil {
-		return RobotsCopy{}, false, err
+		return frontier.RobotsCopy{}, false, err
 	}
 	defer tx.Rollback()
 	var (
-		c              RobotsCopy
+		c              frontier.RobotsCopy
 		fetched, until int64
 	)
 	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = ?`, host).
 		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
 	if errors.Is(err, sql.ErrNoRows) {
-		return RobotsCopy{}, false, nil
+		return frontier.RobotsCopy{}, false, nil
 	}
 	if err != nil {
-		return RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
+		return frontier.RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
 	}
 	c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
 	return c, true, nil
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c RobotsCopy) error {
+func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
-	tx, err := db.beginWrite("store robots.txt copy")
+	tx, err := rc.beginWrite("store robots.txt copy")
 	if err != nil {
 		return err
 	}
@@ -214,7 +211,7 @@ func (db *DB) PutRobots(c RobotsCopy) error {
 	return commit("store robots.txt copy", tx)
 }
 
-func putRobots(tx *sql.Tx, c RobotsCopy) error {
+func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
 	body := c.Body
 	if body == nil {
 		body = []byte{}
@@ -232,8 +229,8 @@ func putRobots(tx *sql.Tx, c RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]RobotsCopy, error) {
-	tx, err := db.beginRead("list robots.txt copies")
+func (rc *RobotsCache) RobotsCopies() ([]frontier.RobotsCopy, error) {
+	tx, err := rc.beginRead("list robots.txt copies")
 	if err != nil {
 		return nil, err
 	}
@@ -243,10 +240,10 @@ func (db *DB) RobotsCopies() ([]RobotsCopy, error) {
 		return nil, fmt.Errorf("list robots.txt copies: %w", explain(err))
 	}
 	defer rows.Close()
-	var cs []RobotsCopy
+	var cs []frontier.RobotsCopy
 	for rows.Next() {
 		var (
-			c              RobotsCopy
+			c              frontier.RobotsCopy
 			fetched, until int64
 		)
 		if err := rows.Scan(&c.Host, &c.Status, &fetched, &until); err != nil {

@@ -1,6 +1,10 @@
 package store
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
 
 // A load is a long run of Enqueue calls (a seed file read a batch at a
 // time) that share one transaction until EndLoad. Each transaction
@@ -12,52 +16,52 @@ import "errors"
 // which holds the writer: no other write may come from the caller's
 // goroutine until EndLoad (others wait for it). A load already begun is
 // an error.
-func (db *DB) BeginLoad() error {
-	db.loadMu.Lock()
-	defer db.loadMu.Unlock()
-	if db.load != nil {
+func (s *SeedLoads) BeginLoad() error {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if s.load != nil {
 		return errors.New("begin load: a load is under way")
 	}
-	tx, err := db.beginWrite("begin load")
+	tx, err := s.beginWrite("begin load")
 	if err != nil {
 		return err
 	}
-	db.load = tx
+	s.load = tx
 	return nil
 }
 
 // EndLoad commits what the Enqueue calls since BeginLoad added. Without a
 // load under way (none begun, or an Enqueue of it failed and rolled it
 // back) it does nothing.
-func (db *DB) EndLoad() error {
-	db.loadMu.Lock()
-	defer db.loadMu.Unlock()
-	tx := db.load
+func (s *SeedLoads) EndLoad() error {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	tx := s.load
 	if tx == nil {
 		return nil
 	}
-	db.load = nil
+	s.load = nil
 	return commit("end load", tx)
 }
 
 // enqueueLoad enqueues es in the load's transaction; ok is false when no
 // load is under way. A failure rolls the load back.
-func (db *DB) enqueueLoad(job string, es []Entry) (n int, ok bool, err error) {
-	db.loadMu.Lock()
-	defer db.loadMu.Unlock()
-	if db.load == nil {
+func (f *Frontier) enqueueLoad(job string, es []frontier.Entry) (n int, ok bool, err error) {
+	f.loadMu.Lock()
+	defer f.loadMu.Unlock()
+	if f.load == nil {
 		return 0, false, nil
 	}
-	n, err = db.enqueue(db.load, job, es)
+	n, err = f.enqueue(f.load, job, es)
 	if err != nil {
-		db.rollbackLoad()
+		f.rollbackLoad()
 	}
 	return n, true, err
 }
 
-func (db *DB) rollbackLoad() {
-	if db.load != nil {
-		db.load.Rollback()
-		db.load = nil
+func (c *conn) rollbackLoad() {
+	if c.load != nil {
+		c.load.Rollback()
+		c.load = nil
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/polite-crawler/polite/store"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // TestLoadSharesOneTransaction: the Enqueue calls of a load are one
@@ -35,7 +35,7 @@ func TestLoadSharesOneTransaction(t *testing.T) {
 	if err := db.EndLoad(); err != nil {
 		t.Fatal(err)
 	}
-	if counts, err := db.Counts("j"); err != nil || counts[store.Queued] != 250 {
+	if counts, err := db.Counts("j"); err != nil || counts[frontier.Queued] != 250 {
 		t.Fatalf("counts after EndLoad = %v, %v; want 250 queued", counts, err)
 	}
 	if e, err := db.Get("j", again[0].URL); err != nil || e.Priority != first[100].Priority {
@@ -85,7 +85,7 @@ func TestEnqueueNewAndFullEntries(t *testing.T) {
 	for _, i := range []int{0, 63, 64, 70, 129} {
 		got, err := db.Get("j", es[i].URL)
 		want := es[i]
-		if err != nil || got.Host != want.Host || got.State != store.Queued || got.Priority != want.Priority ||
+		if err != nil || got.Host != want.Host || got.State != frontier.Queued || got.Priority != want.Priority ||
 			got.Depth != want.Depth || got.Hops != want.Hops || got.Parent != want.Parent || !got.NextAt.Equal(t0) ||
 			got.ETag != want.ETag || got.LastStatus != want.LastStatus || got.Bytes != want.Bytes || got.Attempts != want.Attempts {
 			t.Errorf("entry %d = %+v, %v; want %+v", i, got, err, want)

@@ -4,43 +4,37 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// LockBeat is how often a running crawl refreshes its lock (Heartbeat).
-const LockBeat = frontier.Beat
-
-// LockStale is how long a lock may go without a heartbeat before another
-// crawl, on whatever machine, takes it over: its holder died.
-const LockStale = frontier.Stale
-
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
-// wraps ErrLocked and a *LockedError. A lock is taken over, and DB.Warn
+// wraps ErrLocked and a *LockedError. A lock is taken over, and Options.Warn
 // told whose it was, when its holder is on this host name and its pid is
-// gone, or when its holder has not refreshed it for LockStale (a crawl
+// gone, or when its holder has not refreshed it for frontier.Stale (a crawl
 // killed on another machine sharing the file, or whose pid was reused).
-// The lock's Since is the store's own clock (DB.Now); h.Since is ignored.
-func (db *DB) Acquire(h Holder) error {
-	tx, err := db.beginWrite("acquire lock")
+// The lock's Since is the store's own clock (Options.Now); h.Since is ignored.
+func (l *CrawlLock) Acquire(h frontier.Holder) error {
+	tx, err := l.beginWrite("acquire lock")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := db.acquire(tx, h); err != nil {
+	if err := l.acquire(tx, h); err != nil {
 		return err
 	}
 	return commit("acquire lock", tx)
 }
 
-func (db *DB) acquire(tx *sql.Tx, h Holder) error {
+func (l *CrawlLock) acquire(tx *sql.Tx, h frontier.Holder) error {
 	var (
-		cur         Holder
+		cur         frontier.Holder
 		since, beat int64
 	)
 	err := tx.QueryRow(`SELECT pid, hostname, job, since, beat_at FROM lock WHERE id = 1`).
 		Scan(&cur.PID, &cur.Hostname, &cur.Job, &since, &beat)
-	now := db.now()
+	now := l.now()
 	cur.Since = fromNanos(since)
 	last := fromNanos(max(since, beat))
 	switch {
@@ -52,10 +46,10 @@ func (db *DB) acquire(tx *sql.Tx, h Holder) error {
 		return nil // ours already
 	case cur.Hostname == h.Hostname && !pidAlive(cur.PID):
 		// a crawl on this machine that died without releasing: take over
-		db.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
-	case now.Sub(last) > LockStale:
-		db.warn(fmt.Sprintf("took over the crawl lock of %s: not refreshed since %s (over %s)",
-			(&LockedError{Holder: cur}).holderText(), last.UTC().Format(time.RFC3339), LockStale))
+		l.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
+	case now.Sub(last) > frontier.Stale:
+		l.warn(fmt.Sprintf("took over the crawl lock of %s: not refreshed since %s (over %s)",
+			(&LockedError{Holder: cur}).holderText(), last.UTC().Format(time.RFC3339), frontier.Stale))
 	default:
 		return &LockedError{Holder: cur}
 	}
@@ -69,31 +63,27 @@ func (db *DB) acquire(tx *sql.Tx, h Holder) error {
 	return nil
 }
 
-func (db *DB) warn(s string) {
-	if db.Warn != nil {
-		db.Warn(s)
+func (l *CrawlLock) warn(s string) {
+	if l.opts.Warn != nil {
+		l.opts.Warn(s)
 	}
 }
 
-// ErrLockLost is returned by Heartbeat when the lock is no longer h's:
-// another crawl took it over while h went silent.
-var ErrLockLost = frontier.ErrLockLost
-
 // Heartbeat refreshes h's lock and, when runID is not 0, the run's
-// heartbeat. A running crawl calls it every LockBeat.
-func (db *DB) Heartbeat(h Holder, runID int64) error {
-	tx, err := db.beginWrite("heartbeat")
+// heartbeat. A running crawl calls it every frontier.Beat.
+func (l *CrawlLock) Heartbeat(h frontier.Holder, runID int64) error {
+	tx, err := l.beginWrite("heartbeat")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	now := toNanos(db.now())
+	now := toNanos(l.now())
 	res, err := tx.Exec(`UPDATE lock SET beat_at = ? WHERE id = 1 AND pid = ? AND hostname = ?`, now, h.PID, h.Hostname)
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", explain(err))
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("heartbeat: %w", ErrLockLost)
+		return fmt.Errorf("heartbeat: %w", frontier.ErrLockLost)
 	}
 	if _, err := tx.Exec(`UPDATE runs SET beat_at = ? WHERE id = ?`, now, runID); err != nil {
 		return fmt.Errorf("heartbeat: %w", explain(err))
@@ -103,8 +93,8 @@ func (db *DB) Heartbeat(h Holder, runID int64) error {
 
 // Release drops the crawl lock if h holds it (same pid and host name);
 // otherwise it leaves the lock alone and returns nil.
-func (db *DB) Release(h Holder) error {
-	tx, err := db.beginWrite("release lock")
+func (l *CrawlLock) Release(h frontier.Holder) error {
+	tx, err := l.beginWrite("release lock")
 	if err != nil {
 		return err
 	}
@@ -117,28 +107,24 @@ func (db *DB) Release(h Holder) error {
 
 // LockHolder returns the crawl holding the lock, if any, whether alive or
 // not (for status).
-func (db *DB) LockHolder() (Holder, bool, error) {
-	tx, err := db.beginRead("read lock")
+func (l *CrawlLock) LockHolder() (frontier.Holder, bool, error) {
+	tx, err := l.beginRead("read lock")
 	if err != nil {
-		return Holder{}, false, err
+		return frontier.Holder{}, false, err
 	}
 	defer tx.Rollback()
 	var (
-		h     Holder
+		h     frontier.Holder
 		since int64
 	)
 	err = tx.QueryRow(`SELECT pid, hostname, job, since FROM lock WHERE id = 1`).
 		Scan(&h.PID, &h.Hostname, &h.Job, &since)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Holder{}, false, nil
+		return frontier.Holder{}, false, nil
 	}
 	if err != nil {
-		return Holder{}, false, fmt.Errorf("read lock: %w", explain(err))
+		return frontier.Holder{}, false, fmt.Errorf("read lock: %w", explain(err))
 	}
 	h.Since = fromNanos(since)
 	return h, true, nil
 }
-
-// ThisProcess is the Holder this process presents for job: its pid and
-// host name, which Acquire uses to tell a live holder from a dead one.
-func ThisProcess(job string) Holder { return frontier.ThisProcess(job) }

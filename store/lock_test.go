@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -22,26 +23,26 @@ func deadPID(t *testing.T) int {
 }
 
 func TestAcquire(t *testing.T) {
-	me := store.Holder{PID: os.Getpid(), Hostname: "host1", Job: "nightly"}
+	me := frontier.Holder{PID: os.Getpid(), Hostname: "host1", Job: "nightly"}
 	tests := []struct {
 		name     string
-		first    store.Holder
+		first    frontier.Holder
 		wantLock bool          // the second Acquire (by me) fails with ErrLocked
 		silent   time.Duration // since the first holder's last heartbeat; 1m when 0
 	}{
-		{"free", store.Holder{}, false, 0},
-		{"live crawl on this host", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, true, 0},
-		{"dead crawl on this host is taken over", store.Holder{PID: deadPID(t), Hostname: "host1", Job: "other"}, false, 0},
-		{"crawl on another host", store.Holder{PID: deadPID(t), Hostname: "host2", Job: "other"}, true, 0},
-		{"crawl on another host, silent just under the limit", store.Holder{PID: 1, Hostname: "host2", Job: "other"}, true, store.LockStale},
-		{"crawl on another host, silent past the limit, is taken over", store.Holder{PID: 1, Hostname: "host2", Job: "other"}, false, store.LockStale + time.Second},
-		{"live pid on this host, silent past the limit, is taken over (pid reused)", store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, false, time.Hour},
+		{"free", frontier.Holder{}, false, 0},
+		{"live crawl on this host", frontier.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, true, 0},
+		{"dead crawl on this host is taken over", frontier.Holder{PID: deadPID(t), Hostname: "host1", Job: "other"}, false, 0},
+		{"crawl on another host", frontier.Holder{PID: deadPID(t), Hostname: "host2", Job: "other"}, true, 0},
+		{"crawl on another host, silent just under the limit", frontier.Holder{PID: 1, Hostname: "host2", Job: "other"}, true, frontier.Stale},
+		{"crawl on another host, silent past the limit, is taken over", frontier.Holder{PID: 1, Hostname: "host2", Job: "other"}, false, frontier.Stale + time.Second},
+		{"live pid on this host, silent past the limit, is taken over (pid reused)", frontier.Holder{PID: os.Getppid(), Hostname: "host1", Job: "other"}, false, time.Hour},
 		{"held by me already", me, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := mustOpen(t)
-			if tt.first != (store.Holder{}) {
+			if tt.first != (frontier.Holder{}) {
 				if err := db.Acquire(tt.first); err != nil {
 					t.Fatalf("first Acquire: %v", err)
 				}
@@ -54,7 +55,7 @@ func TestAcquire(t *testing.T) {
 			db.Warn = func(s string) { warned = append(warned, s) }
 			db.Now = func() time.Time { return t0.Add(silent) }
 			err := db.Acquire(me)
-			if taken := tt.first != (store.Holder{}) && tt.first != me && err == nil; taken != (len(warned) == 1) ||
+			if taken := tt.first != (frontier.Holder{}) && tt.first != me && err == nil; taken != (len(warned) == 1) ||
 				taken && !strings.Contains(warned[0], "on "+tt.first.Hostname) {
 				t.Errorf("warnings %q; want one naming the old holder exactly when a lock is taken over", warned)
 			}
@@ -88,17 +89,17 @@ func TestAcquire(t *testing.T) {
 	}
 }
 
-func sameHolder(a, b store.Holder) bool {
+func sameHolder(a, b frontier.Holder) bool {
 	return a.PID == b.PID && a.Hostname == b.Hostname && a.Job == b.Job
 }
 
 func TestAcquireSinceFromStoreClock(t *testing.T) {
 	db := mustOpen(t)
-	first := store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly", Since: t0.Add(-48 * time.Hour)}
+	first := frontier.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly", Since: t0.Add(-48 * time.Hour)}
 	if err := db.Acquire(first); err != nil {
 		t.Fatalf("Acquire: %v", err)
 	}
-	err := db.Acquire(store.Holder{PID: os.Getpid(), Hostname: "host1"})
+	err := db.Acquire(frontier.Holder{PID: os.Getpid(), Hostname: "host1"})
 	var le *store.LockedError
 	if !errors.As(err, &le) {
 		t.Fatalf("Acquire = %v, want a *LockedError", err)
@@ -109,15 +110,15 @@ func TestAcquireSinceFromStoreClock(t *testing.T) {
 }
 
 func TestRelease(t *testing.T) {
-	holder := store.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly"}
+	holder := frontier.Holder{PID: os.Getppid(), Hostname: "host1", Job: "nightly"}
 	tests := []struct {
 		name     string
-		releaser store.Holder
+		releaser frontier.Holder
 		wantHeld bool
 	}{
 		{"holder releases", holder, false},
-		{"other pid leaves it", store.Holder{PID: os.Getpid(), Hostname: "host1"}, true},
-		{"other host leaves it", store.Holder{PID: holder.PID, Hostname: "host2"}, true},
+		{"other pid leaves it", frontier.Holder{PID: os.Getpid(), Hostname: "host1"}, true},
+		{"other host leaves it", frontier.Holder{PID: holder.PID, Hostname: "host2"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestRelease(t *testing.T) {
 				t.Errorf("held after Release = %v (%+v), want %v", held, h, tt.wantHeld)
 			}
 			if !tt.wantHeld {
-				if err := db.Acquire(store.Holder{PID: os.Getpid(), Hostname: "host1"}); err != nil {
+				if err := db.Acquire(frontier.Holder{PID: os.Getpid(), Hostname: "host1"}); err != nil {
 					t.Errorf("Acquire after Release = %v, want nil", err)
 				}
 			}
@@ -146,7 +147,7 @@ func TestRelease(t *testing.T) {
 
 func TestThisProcessHoldsTheLock(t *testing.T) {
 	db := mustOpen(t)
-	h := store.ThisProcess("nightly")
+	h := frontier.ThisProcess("nightly")
 	host, _ := os.Hostname()
 	if h.PID != os.Getpid() || h.Hostname != host || h.Job != "nightly" {
 		t.Fatalf("ThisProcess = %+v, want pid %d on %q for nightly", h, os.Getpid(), host)
@@ -155,7 +156,7 @@ func TestThisProcessHoldsTheLock(t *testing.T) {
 		t.Fatalf("Acquire: %v", err)
 	}
 	// The same process asking again holds it already.
-	if err := db.Acquire(store.ThisProcess("other")); err != nil {
+	if err := db.Acquire(frontier.ThisProcess("other")); err != nil {
 		t.Errorf("Acquire by the same process: %v", err)
 	}
 	if err := db.Release(h); err != nil {

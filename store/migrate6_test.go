@@ -37,7 +37,7 @@ func TestOpenMigratesAVersion4DatabaseToSitemaps(t *testing.T) {
 	}
 	defer db.Close()
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 	old, err := db.Get("j", "http://a.example/old")
@@ -49,7 +49,7 @@ func TestOpenMigratesAVersion4DatabaseToSitemaps(t *testing.T) {
 	}
 
 	lm := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	es := []Entry{
+	es := []frontier.Entry{
 		{URL: "http://a.example/sitemap.xml", Host: "a.example", Kind: frontier.Sitemap},
 		{URL: "http://a.example/old", Host: "a.example", LastMod: lm},
 		{URL: "http://a.example/new", Host: "a.example", LastMod: lm.Add(time.Hour)},
@@ -81,7 +81,7 @@ func TestOpenMigratesAVersion4DatabaseToSitemaps(t *testing.T) {
 	// Update (Record's changed entries) writes both columns back.
 	e, _ := db.Get("j", "http://a.example/sitemap.xml")
 	e.Kind, e.LastMod = frontier.SitemapChild, lm
-	if err := db.Update([]Entry{e}); err != nil {
+	if err := db.Update([]frontier.Entry{e}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.Get("j", e.URL); got.Kind != frontier.SitemapChild || !got.LastMod.Equal(lm) {

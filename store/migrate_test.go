@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // A database made by the first schema opens in this polite: it is
@@ -45,14 +47,14 @@ func TestOpenMigratesAnOlderDatabase(t *testing.T) {
 		t.Errorf("state after migrating = %+v, want the stored delay, time and signal and no hold", st)
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
 
 // A database of schema 2 (before heartbeats) holding the lock of a crawl
 // on another machine and a run that never ended migrates; the lock, silent
-// since it was taken, is taken over once LockStale has passed, and the run
+// since it was taken, is taken over once frontier.Stale has passed, and the run
 // shows as died.
 func TestOpenMigratesSchema2WithAStaleLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.db")
@@ -83,19 +85,19 @@ func TestOpenMigratesSchema2WithAStaleLock(t *testing.T) {
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("Runs = %v, %v", rs, err)
 	}
-	if rs[0].Died(since.Add(time.Minute)) || !rs[0].Died(since.Add(LockStale+time.Second)) {
-		t.Errorf("run %+v: want running a minute in, died past LockStale", rs[0])
+	if rs[0].Died(since.Add(time.Minute)) || !rs[0].Died(since.Add(frontier.Stale+time.Second)) {
+		t.Errorf("run %+v: want running a minute in, died past frontier.Stale", rs[0])
 	}
-	me := Holder{PID: 1, Hostname: "here", Job: "nightly"}
+	me := frontier.Holder{PID: 1, Hostname: "here", Job: "nightly"}
 	db.Now = func() time.Time { return since.Add(time.Minute) }
 	if err := db.Acquire(me); err == nil {
 		t.Fatalf("Acquire a minute after the old lock was taken: nil, want locked")
 	}
 	var warned string
 	db.Warn = func(s string) { warned = s }
-	db.Now = func() time.Time { return since.Add(LockStale + time.Second) }
+	db.Now = func() time.Time { return since.Add(frontier.Stale + time.Second) }
 	if err := db.Acquire(me); err != nil {
-		t.Fatalf("Acquire past LockStale: %v", err)
+		t.Fatalf("Acquire past frontier.Stale: %v", err)
 	}
 	if want := "pid 4242 on elsewhere"; !strings.Contains(warned, want) {
 		t.Errorf("warning %q does not name the old holder %q", warned, want)
@@ -103,7 +105,7 @@ func TestOpenMigratesSchema2WithAStaleLock(t *testing.T) {
 	if err := db.Heartbeat(me, rs[0].ID); err != nil {
 		t.Errorf("Heartbeat of the new holder: %v", err)
 	}
-	if err := db.Heartbeat(Holder{PID: 4242, Hostname: "elsewhere"}, 0); !errors.Is(err, ErrLockLost) {
+	if err := db.Heartbeat(frontier.Holder{PID: 4242, Hostname: "elsewhere"}, 0); !errors.Is(err, frontier.ErrLockLost) {
 		t.Errorf("Heartbeat of the old holder = %v, want ErrLockLost", err)
 	}
 }
@@ -155,7 +157,7 @@ func TestOpenMigratesAVersion2Database(t *testing.T) {
 		}
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
@@ -197,7 +199,7 @@ func TestOpenMigratesAVersion4Database(t *testing.T) {
 	}
 	at := time.Date(2026, 3, 4, 5, 6, 7, 89, time.UTC)
 	e.WarcID, e.WarcDate, e.WarcDigest = "<urn:uuid:0b5e7c1a-0000-4000-8000-000000000001>", at, "sha256:ABC"
-	if _, err := db.Record("j", nil, []Entry{e}, nil); err != nil {
+	if _, err := db.Record("j", nil, []frontier.Entry{e}, nil); err != nil {
 		t.Fatalf("Record a capture: %v", err)
 	}
 	got, err := db.Get("j", "http://a.example/")
@@ -208,7 +210,7 @@ func TestOpenMigratesAVersion4Database(t *testing.T) {
 		t.Errorf("capture = %q %v %q, want %q %v %q", got.WarcID, got.WarcDate, got.WarcDigest, e.WarcID, at, e.WarcDigest)
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }

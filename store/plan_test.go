@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // TestQueryPlans keeps the frontier's hot queries on their index: a
@@ -20,8 +22,8 @@ func TestQueryPlans(t *testing.T) {
 		args []any
 		want string // in the plan
 	}{
-		{"take", takeSQL, []any{"j", Queued, "h", int64(0), 10}, "USING INDEX frontier_queue (job=? AND state=? AND host=?)"},
-		{"queued hosts", queuedHostsSQL, []any{"j", Queued}, "USING COVERING INDEX frontier_queue (job=? AND state=?)"},
+		{"take", takeSQL, []any{"j", frontier.Queued, "h", int64(0), 10}, "USING INDEX frontier_queue (job=? AND state=? AND host=?)"},
+		{"queued hosts", queuedHostsSQL, []any{"j", frontier.Queued}, "USING COVERING INDEX frontier_queue (job=? AND state=?)"},
 		{"counts", countsSQL, []any{"j"}, "USING COVERING INDEX frontier_queue (job=?)"},
 	}
 	for _, tt := range tests {
@@ -41,7 +43,7 @@ func TestQueryPlans(t *testing.T) {
 
 func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	t.Helper()
-	rows, err := db.r.Query("EXPLAIN QUERY PLAN "+query, args...)
+	rows, err := db.c.r.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}

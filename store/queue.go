@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Prepare readies a job for a new run: entries left in flight by a dead run
@@ -15,8 +17,8 @@ import (
 // for a conditional request); excluded ones too, as robots.txt may change.
 // Refreshed entries start again at zero attempts. Dead entries stay dead.
 // A zero refreshBefore refreshes nothing.
-func (db *DB) Prepare(job string, refreshBefore time.Time) error {
-	tx, err := db.beginWrite("prepare job")
+func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
+	tx, err := f.beginWrite("prepare job")
 	if err != nil {
 		return err
 	}
@@ -29,7 +31,7 @@ func (db *DB) Prepare(job string, refreshBefore time.Time) error {
 
 func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 	_, err := tx.Exec(`UPDATE frontier SET state = ? WHERE job = ? AND state IN (?, ?, ?)`,
-		Queued, job, InFlight, Deferred, Excluded)
+		frontier.Queued, job, frontier.InFlight, frontier.Deferred, frontier.Excluded)
 	if err != nil {
 		return fmt.Errorf("prepare job %s: %w", job, explain(err))
 	}
@@ -38,7 +40,7 @@ func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 	}
 	_, err = tx.Exec(`UPDATE frontier SET state = ?, attempts = 0
 		WHERE job = ? AND state IN (?, ?) AND fetched_at < ?`,
-		Queued, job, Done, NotModified, toNanos(refreshBefore))
+		frontier.Queued, job, frontier.Done, frontier.NotModified, toNanos(refreshBefore))
 	if err != nil {
 		return fmt.Errorf("prepare job %s: refresh: %w", job, explain(err))
 	}
@@ -51,21 +53,21 @@ const queuedHostsSQL = `SELECT host, COUNT(*), MIN(next_at) FROM frontier
 
 // QueuedHosts returns every host of the job with queued entries, sorted by
 // host.
-func (db *DB) QueuedHosts(job string) ([]HostQueue, error) {
-	tx, err := db.beginRead("list queued hosts")
+func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
+	tx, err := f.beginRead("list queued hosts")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.Query(queuedHostsSQL, job, Queued)
+	rows, err := tx.Query(queuedHostsSQL, job, frontier.Queued)
 	if err != nil {
 		return nil, fmt.Errorf("list queued hosts of %s: %w", job, explain(err))
 	}
 	defer rows.Close()
-	var hs []HostQueue
+	var hs []frontier.HostQueue
 	for rows.Next() {
 		var (
-			h    HostQueue
+			h    frontier.HostQueue
 			next int64
 		)
 		if err := rows.Scan(&h.Host, &h.Queued, &next); err != nil {
@@ -88,16 +90,16 @@ const takeSQL = `SELECT ` + entryColumns + ` FROM frontier
 
 // Take marks up to n queued entries of host that are eligible at now as in
 // flight and returns them, highest priority first, then oldest first.
-func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
+func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	tx, err := db.beginWrite("take")
+	tx, err := f.beginWrite("take")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	es, err := db.take(tx, job, host, now, n)
+	es, err := f.take(tx, job, host, now, n)
 	if err != nil {
 		return nil, err
 	}
@@ -107,12 +109,12 @@ func (db *DB) Take(job, host string, now time.Time, n int) ([]Entry, error) {
 // take selects, then updates by id, inside the caller's IMMEDIATE
 // transaction, so no other writer can take the same rows. (PostgreSQL
 // would say SELECT ... FOR UPDATE SKIP LOCKED.)
-func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry, error) {
-	sel, err := db.stmt(tx, takeSQL)
+func (f *Frontier) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]frontier.Entry, error) {
+	sel, err := f.stmt(tx, takeSQL)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
-	rows, err := sel.Query(job, Queued, host, toNanos(now), n)
+	rows, err := sel.Query(job, frontier.Queued, host, toNanos(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, explain(err))
 	}
@@ -123,15 +125,15 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry,
 	if len(es) == 0 {
 		return nil, nil
 	}
-	stmt, err := db.stmt(tx, takeMarkSQL)
+	stmt, err := f.stmt(tx, takeMarkSQL)
 	if err != nil {
 		return nil, fmt.Errorf("take from %s: %w", host, err)
 	}
 	for i := range es {
-		if _, err := stmt.Exec(InFlight, es[i].ID); err != nil {
+		if _, err := stmt.Exec(frontier.InFlight, es[i].ID); err != nil {
 			return nil, fmt.Errorf("take %s: %w", es[i].URL, explain(err))
 		}
-		es[i].State = InFlight
+		es[i].State = frontier.InFlight
 	}
 	return es, nil
 }
@@ -141,15 +143,15 @@ func (db *DB) take(tx *sql.Tx, job, host string, now time.Time, n int) ([]Entry,
 // crawl calls it with now+--max-hold when it finds a wait no hold may
 // reach any more (one stored by an older polite, to 2036 or 9999), so
 // that the wait ends once, at most a --max-hold after it was found.
-func (db *DB) BoundWait(job, host string, latest time.Time) (int, error) {
-	tx, err := db.beginWrite("bound waits")
+func (f *Frontier) BoundWait(job, host string, latest time.Time) (int, error) {
+	tx, err := f.beginWrite("bound waits")
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
 	res, err := tx.Exec(`UPDATE frontier SET next_at = ?
 		WHERE job = ? AND host = ? AND state IN (?, ?) AND next_at > ?`,
-		toNanos(latest), job, host, Queued, Deferred, toNanos(latest))
+		toNanos(latest), job, host, frontier.Queued, frontier.Deferred, toNanos(latest))
 	if err != nil {
 		return 0, fmt.Errorf("bound waits of %s: %w", host, explain(err))
 	}

@@ -4,38 +4,36 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// Run is one crawl run.
-type Run = frontier.Run
-
-// BeginRun records the start of a run of job. A zero at means DB.Now.
-func (db *DB) BeginRun(job string, at time.Time) (Run, error) {
+// BeginRun records the start of a run of job. A zero at means Options.Now.
+func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	if at.IsZero() {
-		at = db.now()
+		at = rl.now()
 	}
-	tx, err := db.beginWrite("begin run")
+	tx, err := rl.beginWrite("begin run")
 	if err != nil {
-		return Run{}, err
+		return frontier.Run{}, err
 	}
 	defer tx.Rollback()
-	r := Run{Job: job, StartedAt: fromNanos(toNanos(at))}
+	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
 	err = tx.QueryRow(`INSERT INTO runs (job, started_at) VALUES (?, ?) RETURNING id`, job, toNanos(at)).Scan(&r.ID)
 	if err != nil {
-		return Run{}, fmt.Errorf("begin run of %s: %w", job, explain(err))
+		return frontier.Run{}, fmt.Errorf("begin run of %s: %w", job, explain(err))
 	}
 	return r, commit("begin run", tx)
 }
 
 // EndRun records the end of a run. An unknown id is ErrNotFound. A zero at
-// means DB.Now.
-func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
+// means Options.Now.
+func (rl *RunLog) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
 	if at.IsZero() {
-		at = db.now()
+		at = rl.now()
 	}
-	tx, err := db.beginWrite("end run")
+	tx, err := rl.beginWrite("end run")
 	if err != nil {
 		return err
 	}
@@ -57,8 +55,8 @@ const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at`
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
-func (db *DB) Runs(limit int) ([]Run, error) {
-	tx, err := db.beginRead("list runs")
+func (rl *RunLog) Runs(limit int) ([]frontier.Run, error) {
+	tx, err := rl.beginRead("list runs")
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +72,7 @@ func (db *DB) Runs(limit int) ([]Run, error) {
 		return nil, fmt.Errorf("list runs: %w", explain(err))
 	}
 	defer rows.Close()
-	var rs []Run
+	var rs []frontier.Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
@@ -89,74 +87,71 @@ func (db *DB) Runs(limit int) ([]Run, error) {
 }
 
 // GetRun returns one run with its report; ErrNotFound if there is none.
-func (db *DB) GetRun(id int64) (Run, error) {
-	tx, err := db.beginRead("get run")
+func (rl *RunLog) GetRun(id int64) (frontier.Run, error) {
+	tx, err := rl.beginRead("get run")
 	if err != nil {
-		return Run{}, err
+		return frontier.Run{}, err
 	}
 	defer tx.Rollback()
 	r, err := scanRun(tx.QueryRow(`SELECT `+runColumns+`, report FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, fmt.Errorf("get run %d: %w", id, ErrNotFound)
+		return frontier.Run{}, fmt.Errorf("get run %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("get run %d: %w", id, explain(err))
+		return frontier.Run{}, fmt.Errorf("get run %d: %w", id, explain(err))
 	}
 	return r, nil
 }
 
 // LastRun returns the newest run of job, without its report; false when
 // the job has none.
-func (db *DB) LastRun(job string) (Run, bool, error) {
-	tx, err := db.beginRead("last run")
+func (rl *RunLog) LastRun(job string) (frontier.Run, bool, error) {
+	tx, err := rl.beginRead("last run")
 	if err != nil {
-		return Run{}, false, err
+		return frontier.Run{}, false, err
 	}
 	defer tx.Rollback()
 	r, err := scanRun(tx.QueryRow(`SELECT `+runColumns+`, NULL FROM runs WHERE job = ? ORDER BY id DESC LIMIT 1`, job))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, false, nil
+		return frontier.Run{}, false, nil
 	}
 	if err != nil {
-		return Run{}, false, fmt.Errorf("last run of %s: %w", job, explain(err))
+		return frontier.Run{}, false, fmt.Errorf("last run of %s: %w", job, explain(err))
 	}
 	return r, true, nil
 }
 
-func scanRun(s scanner) (Run, error) {
+func scanRun(s scanner) (frontier.Run, error) {
 	var (
-		r                  Run
+		r                  frontier.Run
 		started, end, beat int64
 	)
 	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &beat, &r.Report); err != nil {
-		return Run{}, err
+		return frontier.Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)
 	return r, nil
 }
 
-// Fetch is one request polite made, as recorded for the report.
-type Fetch = frontier.Fetch
-
 // AddFetches records fetches in one transaction. Each must name a run that
 // BeginRun recorded.
-func (db *DB) AddFetches(fs []Fetch) error {
+func (rl *RunLog) AddFetches(fs []frontier.Fetch) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	tx, err := db.beginWrite("record fetches")
+	tx, err := rl.beginWrite("record fetches")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := db.addFetches(tx, fs); err != nil {
+	if err := rl.addFetches(tx, fs); err != nil {
 		return err
 	}
 	return commit("record fetches", tx)
 }
 
-func (db *DB) addFetches(tx *sql.Tx, fs []Fetch) error {
-	stmt, err := db.stmt(tx, addFetchSQL)
+func (c *conn) addFetches(tx *sql.Tx, fs []frontier.Fetch) error {
+	stmt, err := c.stmt(tx, addFetchSQL)
 	if err != nil {
 		return fmt.Errorf("record fetches: %w", err)
 	}
@@ -171,8 +166,8 @@ func (db *DB) addFetches(tx *sql.Tx, fs []Fetch) error {
 }
 
 // Fetches returns the fetches of a run in the order they were made.
-func (db *DB) Fetches(runID int64) ([]Fetch, error) {
-	tx, err := db.beginRead("list fetches")
+func (rl *RunLog) Fetches(runID int64) ([]frontier.Fetch, error) {
+	tx, err := rl.beginRead("list fetches")
 	if err != nil {
 		return nil, err
 	}
@@ -184,10 +179,10 @@ func (db *DB) Fetches(runID int64) ([]Fetch, error) {
 		return nil, fmt.Errorf("list fetches of run %d: %w", runID, explain(err))
 	}
 	defer rows.Close()
-	var fs []Fetch
+	var fs []frontier.Fetch
 	for rows.Next() {
 		var (
-			f                  Fetch
+			f                  frontier.Fetch
 			at, latency, delay int64
 		)
 		err := rows.Scan(&f.RunID, &f.URL, &f.Host, &f.Status, &f.Reason, &f.File, &f.SHA256, &f.Bytes,

@@ -161,9 +161,9 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // migrate brings the schema up to the last migration, one IMMEDIATE transaction
 // per migration, so two processes opening a new file at once do not both
 // build it.
-func (db *DB) migrate() error {
+func (c *conn) migrate() error {
 	for {
-		done, err := db.migrateOne()
+		done, err := c.migrateOne()
 		if err != nil || done {
 			return err
 		}
@@ -172,8 +172,8 @@ func (db *DB) migrate() error {
 
 // migrateOne applies the next migration, if any, and reports whether the
 // schema is up to date.
-func (db *DB) migrateOne() (bool, error) {
-	tx, err := db.beginWrite("migrate")
+func (c *conn) migrateOne() (bool, error) {
+	tx, err := c.beginWrite("migrate")
 	if err != nil {
 		return false, err
 	}

@@ -11,8 +11,8 @@ import (
 
 // SeedSource returns what job's frontier last took from its seed file, if
 // anything.
-func (db *DB) SeedSource(job string) (frontier.SeedSource, bool, error) {
-	tx, err := db.beginRead("load seed source")
+func (f *Frontier) SeedSource(job string) (frontier.SeedSource, bool, error) {
+	tx, err := f.beginRead("load seed source")
 	if err != nil {
 		return frontier.SeedSource{}, false, err
 	}
@@ -40,7 +40,7 @@ func (db *DB) SeedSource(job string) (frontier.SeedSource, bool, error) {
 
 // PutSeedSource records what job's frontier took from its seed file,
 // replacing what it took before.
-func (db *DB) PutSeedSource(s frontier.SeedSource) error {
+func (f *Frontier) PutSeedSource(s frontier.SeedSource) error {
 	if s.Job == "" {
 		return errors.New("store seed source: no job")
 	}
@@ -49,7 +49,7 @@ func (db *DB) PutSeedSource(s frontier.SeedSource) error {
 			return fmt.Errorf("store seed source of %s: bad origin %q", s.Job, o)
 		}
 	}
-	tx, err := db.beginWrite("store seed source")
+	tx, err := f.beginWrite("store seed source")
 	if err != nil {
 		return err
 	}

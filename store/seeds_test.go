@@ -36,7 +36,7 @@ func TestOpenMigratesAVersion4DatabaseToSeedSources(t *testing.T) {
 		t.Errorf("SeedSource after migrating = %+v, %v, %v; want none", s, ok, err)
 	}
 	var v int
-	if err := db.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) || v < 8 {
+	if err := db.c.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != len(migrations) || v < 8 {
 		t.Errorf("user_version = %d, %v; want %d (at least 8)", v, err, len(migrations))
 	}
 }

@@ -29,22 +29,22 @@ func hotStatements() []string {
 
 // prepare parses the hot statements on the writer connection. It runs at
 // Open, while no transaction holds the writer's only connection.
-func (db *DB) prepare() error {
-	db.stmts = map[string]*sql.Stmt{}
+func (c *conn) prepare() error {
+	c.stmts = map[string]*sql.Stmt{}
 	for _, q := range hotStatements() {
-		s, err := db.w.Prepare(q)
+		s, err := c.w.Prepare(q)
 		if err != nil {
 			return fmt.Errorf("prepare statements: %w", explain(err))
 		}
-		db.stmts[q] = s
+		c.stmts[q] = s
 	}
 	return nil
 }
 
 // stmt returns q bound to tx: the statement parsed at Open when q is a hot
 // one, else parsed now for this transaction. Either closes with tx.
-func (db *DB) stmt(tx *sql.Tx, q string) (*sql.Stmt, error) {
-	if s, ok := db.stmts[q]; ok {
+func (c *conn) stmt(tx *sql.Tx, q string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[q]; ok {
 		return tx.Stmt(s), nil
 	}
 	s, err := tx.Prepare(q)

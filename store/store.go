@@ -4,7 +4,9 @@
 //
 // Open a database with Open. A *DB is safe for concurrent use: writes go
 // through one connection, one IMMEDIATE transaction at a time, while reads
-// run beside them on a small pool (WAL mode).
+// run beside them on a small pool (WAL mode). A DB is assembled from the
+// roles it plays (CrawlLock, Frontier, SeedLoads, RunLog, PaceStates,
+// RobotsCache), each a type of its own over the one database.
 package store
 
 import (
@@ -36,7 +38,7 @@ var ErrLocked = errors.New("database is locked by another crawl")
 
 // LockedError names the crawl holding the database.
 type LockedError struct {
-	Holder Holder
+	Holder frontier.Holder
 }
 
 // Error names the holder, e.g. "database is locked by pid 123 on host1
@@ -61,15 +63,55 @@ func (e *LockedError) holderText() string {
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-// Holder identifies a running crawl.
-type Holder = frontier.Holder
-
-// DB is an open polite database. It is safe for concurrent use. The zero
-// value is not usable: get one from Open, and Close it when done.
-type DB struct {
+// Options are what a caller may set on an open DB, before it uses it.
+type Options struct {
 	Now  func() time.Time // timestamps; time.Now when nil
 	Warn func(string)     // told when Acquire takes over a stale lock; nil: not told
+}
 
+// DB is an open polite database: the roles it plays, each a type of its
+// own over the one database, and its Options. It is safe for concurrent
+// use. The zero value is not usable: get one from Open, and Close it when
+// done.
+type DB struct {
+	Options
+	*CrawlLock
+	*Frontier
+	*SeedLoads
+	*RunLog
+	*PaceStates
+	*RobotsCache
+
+	c *conn
+}
+
+// CrawlLock is the database's crawl lock: one crawl at a time.
+type CrawlLock struct{ *conn }
+
+// Frontier is the frontier of every job: entries enqueued, taken, settled
+// and read, and what each job's frontier took from its seed file.
+type Frontier struct{ *conn }
+
+// SeedLoads is the loads that put a seed file's batches in one
+// transaction.
+type SeedLoads struct{ *conn }
+
+// RunLog is the runs of every job and the fetches each made.
+type RunLog struct{ *conn }
+
+// PaceStates is the pace state of every host, and forgetting what was
+// learned about a host.
+type PaceStates struct{ *conn }
+
+// RobotsCache is the robots.txt copies of every host.
+type RobotsCache struct{ *conn }
+
+var _ pace.StateStore = (*PaceStates)(nil)
+
+// conn is what the roles share: the connections, the hot statements, the
+// load under way and the DB's Options.
+type conn struct {
+	opts *Options
 	path string
 	w    *sql.DB // one connection; every transaction BEGIN IMMEDIATE
 	r    *sql.DB // a few read-only connections beside the writer
@@ -80,7 +122,13 @@ type DB struct {
 	load   *sql.Tx // the transaction of a load under way (BeginLoad)
 }
 
-var _ pace.StateStore = (*DB)(nil)
+// newDB assembles a DB's roles over c.
+func newDB(c *conn) *DB {
+	db := &DB{c: c, CrawlLock: &CrawlLock{c}, Frontier: &Frontier{c}, SeedLoads: &SeedLoads{c}, RunLog: &RunLog{c},
+		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}}
+	c.opts = &db.Options
+	return db
+}
 
 // busyTimeout is how long a connection waits for a lock another process
 // holds before it gives up with SQLITE_BUSY. Tests shorten it.
@@ -107,36 +155,36 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 
-	db := &DB{path: path}
-	db.w, err = sql.Open("sqlite", dsn(abs, true))
+	c := &conn{path: path}
+	c.w, err = sql.Open("sqlite", dsn(abs, true))
 	if err != nil {
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
-	db.w.SetMaxOpenConns(1)
-	db.w.SetMaxIdleConns(1)
-	db.w.SetConnMaxLifetime(0)
-	if err := db.w.Ping(); err != nil {
-		db.w.Close()
+	c.w.SetMaxOpenConns(1)
+	c.w.SetMaxIdleConns(1)
+	c.w.SetConnMaxLifetime(0)
+	if err := c.w.Ping(); err != nil {
+		c.w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, explain(err))
 	}
-	if err := db.migrate(); err != nil {
-		db.w.Close()
+	if err := c.migrate(); err != nil {
+		c.w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
-	if err := db.prepare(); err != nil {
-		db.w.Close()
+	if err := c.prepare(); err != nil {
+		c.w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 
-	db.r, err = sql.Open("sqlite", dsn(abs, false))
+	c.r, err = sql.Open("sqlite", dsn(abs, false))
 	if err != nil {
-		db.w.Close()
+		c.w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 	n := min(max(runtime.NumCPU(), 2), 8)
-	db.r.SetMaxOpenConns(n)
-	db.r.SetMaxIdleConns(n)
-	return db, nil
+	c.r.SetMaxOpenConns(n)
+	c.r.SetMaxIdleConns(n)
+	return newDB(c), nil
 }
 
 // dsn is the driver's name for the file at abs. The writer begins every
@@ -207,39 +255,37 @@ func explain(err error) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	c := db.c
 	var errs []error
-	db.loadMu.Lock()
-	db.rollbackLoad()
-	db.loadMu.Unlock()
-	for _, s := range db.stmts {
+	c.loadMu.Lock()
+	c.rollbackLoad()
+	c.loadMu.Unlock()
+	for _, s := range c.stmts {
 		errs = append(errs, s.Close())
 	}
-	if db.r != nil {
-		errs = append(errs, db.r.Close())
+	if c.r != nil {
+		errs = append(errs, c.r.Close())
 	}
-	if db.w != nil {
-		errs = append(errs, db.w.Close())
+	if c.w != nil {
+		errs = append(errs, c.w.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("close db %s: %w", db.path, err)
+		return fmt.Errorf("close db %s: %w", c.path, err)
 	}
 	return nil
 }
 
-// Path returns the file the database lives in.
-func (db *DB) Path() string { return db.path }
-
-// now is the store's clock.
-func (db *DB) now() time.Time {
-	if db.Now != nil {
-		return db.Now()
+// now is the store's clock (Options.Now).
+func (c *conn) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
 	}
 	return time.Now()
 }
 
 // beginWrite starts an IMMEDIATE transaction on the writer.
-func (db *DB) beginWrite(op string) (*sql.Tx, error) {
-	tx, err := db.w.BeginTx(context.Background(), nil)
+func (c *conn) beginWrite(op string) (*sql.Tx, error) {
+	tx, err := c.w.BeginTx(context.Background(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, explain(err))
 	}
@@ -248,8 +294,8 @@ func (db *DB) beginWrite(op string) (*sql.Tx, error) {
 
 // beginRead starts a read-only transaction: one consistent snapshot that
 // does not wait for the writer.
-func (db *DB) beginRead(op string) (*sql.Tx, error) {
-	tx, err := db.r.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+func (c *conn) beginRead(op string) (*sql.Tx, error) {
+	tx, err := c.r.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, explain(err))
 	}

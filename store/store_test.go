@@ -12,6 +12,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
 )
@@ -65,10 +66,7 @@ func userVersion(t *testing.T, path string) int {
 
 func TestOpenCreatesFolderAndSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "b", "polite.db")
-	db := mustOpenAt(t, path)
-	if got := db.Path(); got != path {
-		t.Errorf("Path() = %q, want %q", got, path)
-	}
+	mustOpenAt(t, path)
 	fi, err := os.Stat(filepath.Dir(path))
 	if err != nil {
 		t.Fatalf("stat folder: %v", err)
@@ -281,8 +279,9 @@ func TestBusyDatabase(t *testing.T) {
 	store.SetBusyTimeout(t, 100*time.Millisecond)
 
 	t.Run("write fails clearly after the timeout", func(t *testing.T) {
-		db := mustOpen(t)
-		release := holdWriteLock(t, db.Path())
+		path := filepath.Join(t.TempDir(), "polite.db")
+		db := mustOpenAt(t, path)
+		release := holdWriteLock(t, path)
 		defer release()
 		start := time.Now()
 		err := db.Save(pace.State{Host: "example.com"})
@@ -315,8 +314,9 @@ func TestBusyDatabase(t *testing.T) {
 
 	t.Run("a short lock is waited out", func(t *testing.T) {
 		store.SetBusyTimeout(t, 3*time.Second)
-		db := mustOpen(t)
-		release := holdWriteLock(t, db.Path())
+		path := filepath.Join(t.TempDir(), "polite.db")
+		db := mustOpenAt(t, path)
+		release := holdWriteLock(t, path)
 		done := make(chan struct{})
 		go func() {
 			time.Sleep(30 * time.Millisecond)
@@ -331,7 +331,7 @@ func TestBusyDatabase(t *testing.T) {
 }
 
 func TestLockedErrorMessage(t *testing.T) {
-	err := &store.LockedError{Holder: store.Holder{PID: 123, Hostname: "host1", Job: "nightly",
+	err := &store.LockedError{Holder: frontier.Holder{PID: 123, Hostname: "host1", Job: "nightly",
 		Since: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
 	want := "database is locked by pid 123 on host1 (job nightly) since 2026-11-30T10:00:00Z"
 	if got := err.Error(); got != want {

@@ -88,7 +88,7 @@ func sharedWorker(ctx context.Context, u string, cfg crawl.Config, out string) e
 		return err
 	}
 	defer db.Close()
-	cfg.OutDir = out
+	cfg.OutDir, cfg.Shared = out, db.Coordination
 	if _, err := crawl.Run(ctx, db, cfg); err != nil {
 		return fmt.Errorf("worker %s: %w", out, err)
 	}

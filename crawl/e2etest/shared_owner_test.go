@@ -54,6 +54,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 	for i, db := range dbs {
 		cfg := fastConfig(t, seeds...)
 		cfg.UserAgent = workerAgent(i)
+		cfg.Shared = db.Coordination
 		if set != nil {
 			set(&cfg)
 		}

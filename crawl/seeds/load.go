@@ -80,6 +80,7 @@ type Loader struct {
 	Log     *slog.Logger
 	Origins Origins                         // the seeds' origins go here
 	Mark    func(*frontier.Entry, *url.URL) // if not nil, told of each seed's entry (a sitemap under --sitemaps)
+	Tx      LoadTx                          // if not nil, seedTxBatches batches share one of its transactions
 
 	file *os.File // nil for text, or when the file is not read
 	hash hash.Hash
@@ -221,7 +222,7 @@ func (l *Loader) fill(ctx context.Context) error {
 // beat is called between transactions (a crawl refreshes its lock there).
 func (l *Loader) Load(ctx context.Context, db Store, now time.Time, beat func() error) (err error) {
 	defer l.Close()
-	tx, _ := db.(loadTx)
+	tx := l.Tx
 	open := false
 	defer func() {
 		if open {

@@ -8,15 +8,16 @@ import (
 )
 
 // seedTxBatches is how many batches share one transaction when the
-// Store can (loadTx): a transaction rewrites the partly filled index
+// Loader has a LoadTx: a transaction rewrites the partly filled index
 // pages of every host it touches, so ten batches in one write a third of
 // the pages ten transactions do.
 const seedTxBatches = 10
 
-// loadTx is what a Store may add so that the Enqueue calls of a seed
-// load share a transaction: BeginLoad starts one, EndLoad commits it.
-// Nothing else writes in between.
-type loadTx interface {
+// LoadTx is the role of a store whose Enqueue calls of a seed load can
+// share a transaction: BeginLoad starts one, EndLoad commits it. Nothing
+// else writes in between. A store without it commits each batch on its
+// own.
+type LoadTx interface {
 	BeginLoad() error
 	EndLoad() error
 }

@@ -49,7 +49,7 @@ func (s *txSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 	return s.DB.Enqueue(job, es)
 }
 
-// TestSeedLoadTransactions: with a Store that takes loads, seedTxBatches
+// TestSeedLoadTransactions: with a LoadTx, seedTxBatches
 // batches share a transaction, the last one is committed at the end of
 // the file, and the lock's heartbeat never comes while one is open.
 func TestSeedLoadTransactions(t *testing.T) {
@@ -64,7 +64,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 	defer db.Close()
 	spy := &txSpy{DB: db}
 	gen := &genSeeds{n: lines, line: func(i int) string { return fmt.Sprintf("http://h%d.example/p/%d", i%7, i) }}
-	l := &Loader{size: size, Job: "j", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Origins: origins{}, sr: NewReader("gen", gen)}
+	l := &Loader{size: size, Job: "j", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Origins: origins{}, sr: NewReader("gen", gen), Tx: spy}
 	ctx := context.Background()
 	if err := l.fill(ctx); err != nil {
 		t.Fatal(err)

@@ -11,63 +11,60 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// This file maps crawl.Store's crawl lock onto the worker registry: on
+// This file maps crawl's Lock role onto the worker registry: on
 // PostgreSQL a crawl does not lock the database, it registers as one of
 // the job's workers. Acquire registers this DB as a worker, Heartbeat
 // says it is alive and renews its leases, Release deregisters it and puts
 // back what it still held. Take and Record then lease and settle as that
-// worker; Claim and Pending are what crawl's optional shared interfaces
-// ask.
+// worker; Claim, ReleaseHost and Pending play crawl's optional Shared
+// role.
 
 // Acquire registers this DB as a worker of h.Job (host name, pid, start).
 // Several workers may work one job at once: it never refuses a live one,
 // but one DB registers only once.
-func (db *DB) Acquire(h frontier.Holder) error {
-	if db.worker.Load() != 0 {
+func (rg *Registry) Acquire(h frontier.Holder) error {
+	if rg.worker.Load() != 0 {
 		return errors.New("register worker: this connection already crawls")
 	}
-	w, err := db.Register(h)
+	w, err := rg.Register(h)
 	if err != nil {
 		return err
 	}
-	db.worker.Store(w.ID)
+	rg.worker.Store(w.ID)
 	return nil
 }
 
 // Release deregisters the worker; the entries it still held in flight go
 // back in the queue for the others.
-func (db *DB) Release(frontier.Holder) error {
-	id := db.worker.Swap(0)
+func (rg *Registry) Release(frontier.Holder) error {
+	id := rg.worker.Swap(0)
 	if id == 0 {
 		return nil
 	}
-	_, err := db.Deregister(id)
+	_, err := rg.Deregister(id)
 	return err
 }
 
 // Heartbeat says the worker is alive and renews its leases for LeaseTTL.
 // A worker that is no longer registered fails with frontier.ErrLockLost:
 // its leases may be another's already, so it must stop.
-func (db *DB) Heartbeat(_ frontier.Holder, _ int64) error {
-	id := db.worker.Load()
+func (rg *Registry) Heartbeat(_ frontier.Holder, _ int64) error {
+	id := rg.worker.Load()
 	if id == 0 {
 		return fmt.Errorf("heartbeat: %w (not registered)", frontier.ErrLockLost)
 	}
-	err := db.Beat(id, db.leaseTTL())
+	err := rg.Beat(id, rg.leaseTTL())
 	if errors.Is(err, frontier.ErrNotFound) {
 		return fmt.Errorf("heartbeat of worker %d: %w (deregistered)", id, frontier.ErrLockLost)
 	}
 	return err
 }
 
-// WorkerID is the id Acquire registered this DB under; 0 before.
-func (db *DB) WorkerID() int64 { return db.worker.Load() }
-
 // Claim claims the host's next request for this worker (see ClaimPace),
 // its times on the caller's clock: now plus the durations the store's
 // clock says.
-func (db *DB) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
-	c, err := db.ClaimPace(host, db.worker.Load(), delay)
+func (cd *Coordination) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
+	c, err := cd.ClaimPace(host, cd.worker.Load(), delay)
 	if err != nil {
 		return frontier.PaceClaim{}, err
 	}
@@ -79,22 +76,22 @@ func (db *DB) Claim(host string, now time.Time, delay time.Duration) (frontier.P
 }
 
 // ReleaseHost gives up this worker's ownership of host (see ReleasePace).
-func (db *DB) ReleaseHost(host string) error { return db.ReleasePace(host, db.worker.Load()) }
+func (cd *Coordination) ReleaseHost(host string) error { return cd.ReleasePace(host, cd.worker.Load()) }
 
 // Pending reports how many entries of the job other workers hold in
 // flight under a lease that still runs, and when the first of those
 // leases runs out, on the caller's clock. An idle worker waits while it
 // is not zero: those workers may find new URLs, or die and leave theirs.
-func (db *DB) Pending(job string, now time.Time) (int, time.Time, error) {
+func (cd *Coordination) Pending(job string, now time.Time) (int, time.Time, error) {
 	var (
 		n    int
 		wait *int64
 	)
-	err := db.read("pending entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := cd.read("pending entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `WITH c AS (SELECT `+sqlNow("$3")+` AS now)
 			SELECT COUNT(*), MIN(f.lease_until) - MIN(c.now) FROM frontier f, c
 			WHERE f.job = $1 AND f.state = 'in-flight' AND f.lease_owner <> $2 AND f.lease_until > c.now`,
-			job, db.worker.Load(), db.nowArg()).Scan(&n, &wait)
+			job, cd.worker.Load(), cd.nowArg()).Scan(&n, &wait)
 	})
 	if err != nil || wait == nil {
 		return n, time.Time{}, err
@@ -104,14 +101,14 @@ func (db *DB) Pending(job string, now time.Time) (int, time.Time, error) {
 
 // leaseTTL is how long a taken entry stays this worker's without a
 // heartbeat.
-func (db *DB) leaseTTL() time.Duration {
-	if db.LeaseTTL > 0 {
-		return db.LeaseTTL
+func (c *conn) leaseTTL() time.Duration {
+	if c.opts.LeaseTTL > 0 {
+		return c.opts.LeaseTTL
 	}
 	return DefaultLeaseTTL
 }
 
-// DefaultLeaseTTL is the lease of a taken entry when DB.LeaseTTL is 0: a
+// DefaultLeaseTTL is the lease of a taken entry when Options.LeaseTTL is 0: a
 // worker silent for that long (three missed heartbeats) is taken for dead,
 // and its entries go to the others.
 const DefaultLeaseTTL = frontier.Stale

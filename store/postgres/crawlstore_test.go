@@ -74,7 +74,7 @@ func TestCrawlWorkersShareAJob(t *testing.T) {
 	if err := b.Heartbeat(hb, 0); !errors.Is(err, frontier.ErrLockLost) {
 		t.Errorf("b.Heartbeat after Release = %v, want ErrLockLost", err)
 	}
-	if _, err := a.Deregister(a.WorkerID()); err != nil {
+	if _, err := a.Deregister(a.c.worker.Load()); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Heartbeat(ha, 0); !errors.Is(err, frontier.ErrLockLost) {

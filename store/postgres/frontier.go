@@ -28,7 +28,7 @@ const enqueueRows = 256
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new, as store.DB.Enqueue.
-func (db *DB) Enqueue(job string, es []frontier.Entry) (int, error) {
+func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 	if job == "" {
 		return 0, errors.New("enqueue: no job")
 	}
@@ -36,7 +36,7 @@ func (db *DB) Enqueue(job string, es []frontier.Entry) (int, error) {
 		return 0, nil
 	}
 	n := 0
-	err := db.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
+	err := f.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		n, err = enqueue(ctx, tx, job, es)
 		return err
@@ -122,11 +122,11 @@ func checkEntry(e frontier.Entry) error {
 // Prepare readies a job for a new run, as store.DB.Prepare, except that
 // in-flight entries become queued only when their lease has run out: the
 // entries other live workers are fetching stay theirs.
-func (db *DB) Prepare(job string, refreshBefore time.Time) error {
-	return db.write("prepare job "+job, func(ctx context.Context, tx pgx.Tx) error {
+func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
+	return f.write("prepare job "+job, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
 			WHERE job = $1 AND (state IN ('deferred', 'excluded')
-				OR (state = 'in-flight' AND lease_until <= `+sqlNow("$2")+`))`, job, db.nowArg())
+				OR (state = 'in-flight' AND lease_until <= `+sqlNow("$2")+`))`, job, f.nowArg())
 		if err != nil || refreshBefore.IsZero() {
 			return err
 		}
@@ -140,12 +140,12 @@ func (db *DB) Prepare(job string, refreshBefore time.Time) error {
 // QueuedHosts returns every host of the job with queued entries, sorted by
 // host. Entries in flight whose lease ran out (their worker died) count
 // as queued: Take hands them out again.
-func (db *DB) QueuedHosts(job string) ([]frontier.HostQueue, error) {
+func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	var hs []frontier.HostQueue
-	err := db.read("list queued hosts of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read("list queued hosts of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT host, COUNT(*), MIN(next_at) FROM frontier
 			WHERE job = $1 AND (state = 'queued' OR (state = 'in-flight' AND lease_until <= `+sqlNow("$2")+`))
-			GROUP BY host ORDER BY host`, job, db.nowArg())
+			GROUP BY host ORDER BY host`, job, f.nowArg())
 		if err != nil {
 			return err
 		}
@@ -174,11 +174,11 @@ const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, nex
 
 // Update writes back the entries in one transaction, as store.DB.Update,
 // whoever holds their lease.
-func (db *DB) Update(es []frontier.Entry) error {
+func (f *Frontier) Update(es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	return db.write("update entries", func(ctx context.Context, tx pgx.Tx) error {
+	return f.write("update entries", func(ctx context.Context, tx pgx.Tx) error {
 		_, err := update(ctx, tx, es, 0)
 		return err
 	})
@@ -227,13 +227,17 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 // store.DB.Record: new entries, changed entries and fetch records. It
 // returns how many new entries were added. Once Acquire registered this
 // DB as a worker, a changed entry is written only while the worker still
-// holds its lease (see Finish); before, whoever holds it.
-func (db *DB) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
-	n, _, err := db.record("record progress", job, db.worker.Load(), added, changed, fetches)
+// holds its lease (the others are dropped, their fetch records kept);
+// before, whoever holds it.
+func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
+	n, _, err := f.record("record progress", job, f.worker.Load(), added, changed, fetches)
 	return n, err
 }
 
-func (db *DB) record(op, job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
+// record is Record as worker (0: whoever holds the lease): it also
+// returns the ids of the changed entries whose lease worker lost (it ran
+// out and another worker took them).
+func (f *Frontier) record(op, job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil, nil
 	}
@@ -241,7 +245,7 @@ func (db *DB) record(op, job string, worker int64, added, changed []frontier.Ent
 		n    int
 		lost []int64
 	)
-	err := db.write(op, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.write(op, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		if len(added) > 0 {
 			if n, err = enqueue(ctx, tx, job, added); err != nil {
@@ -258,11 +262,25 @@ func (db *DB) record(op, job string, worker int64, added, changed []frontier.Ent
 	return n, lost, err
 }
 
+// BoundWait brings host's waiting entries of job that are due after
+// latest forward to latest, returning how many moved.
+func (f *Frontier) BoundWait(job, host string, latest time.Time) (int, error) {
+	var n int64
+	err := f.write("bound waits of "+host, func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE frontier SET next_at = $1
+			WHERE job = $2 AND host = $3 AND state IN ($4, $5) AND next_at > $1`,
+			toNanos(latest), job, host, string(frontier.Queued), string(frontier.Deferred))
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
 // Counts returns how many entries of the job are in each state. States
 // without entries are absent.
-func (db *DB) Counts(job string) (map[frontier.State]int, error) {
+func (f *Frontier) Counts(job string) (map[frontier.State]int, error) {
 	m := make(map[frontier.State]int)
-	err := db.read("count entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read("count entries of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT state, COUNT(*) FROM frontier WHERE job = $1 GROUP BY state`, job)
 		if err != nil {
 			return err
@@ -278,9 +296,9 @@ func (db *DB) Counts(job string) (map[frontier.State]int, error) {
 }
 
 // Entries returns the job's entries in a state, oldest first (limit 0: all).
-func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
+func (f *Frontier) Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error) {
 	var es []frontier.Entry
-	err := db.read(fmt.Sprintf("list %s entries of %s", s, job), func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read(fmt.Sprintf("list %s entries of %s", s, job), func(ctx context.Context, tx pgx.Tx) error {
 		q := `SELECT ` + entryColumns + ` FROM frontier WHERE job = $1 AND state = $2 ORDER BY id`
 		args := []any{job, string(s)}
 		if limit > 0 {
@@ -295,9 +313,9 @@ func (db *DB) Entries(job string, s frontier.State, limit int) ([]frontier.Entry
 }
 
 // Get returns the job's entry for a URL; frontier.ErrNotFound if there is none.
-func (db *DB) Get(job, url string) (frontier.Entry, error) {
+func (f *Frontier) Get(job, url string) (frontier.Entry, error) {
 	var es []frontier.Entry
-	err := db.read("get entry "+url, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read("get entry "+url, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		es, err = queryEntries(ctx, tx, `SELECT `+entryColumns+` FROM frontier WHERE job = $1 AND url = $2`, job, url)
 		return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/polite-crawler/polite/store/postgres/pgtest"
 	"github.com/polite-crawler/polite/store/storetest"
 )
@@ -53,8 +54,47 @@ func openFromVersion(t *testing.T, v int, rows string) *DB {
 	}
 	db := mustOpen(t, u, newClock())
 	var got int
-	if err := db.pool.QueryRow(context.Background(), `SELECT version FROM schema_version`).Scan(&got); err != nil || got != len(migrations) {
+	if err := db.c.pool.QueryRow(context.Background(), `SELECT version FROM schema_version`).Scan(&got); err != nil || got != len(migrations) {
 		t.Errorf("schema version = %d, %v; want %d", got, err, len(migrations))
 	}
 	return db
+}
+
+// hold holds host for every worker until until, with reason, as a saved
+// pace state's hold does (see hold).
+func holdHost(db *DB, host string, until time.Time, reason string) error {
+	return db.c.write("hold "+host, func(ctx context.Context, tx pgx.Tx) error {
+		return hold(ctx, tx, host, until, reason)
+	})
+}
+
+// hostHold is a hold in force.
+type hostHold struct {
+	Host   string
+	Until  time.Time
+	Reason string
+}
+
+// holdsOf returns the holds in force, by the store's clock, sorted by host:
+// what the host_pace table holds back.
+func holdsOf(db *DB) ([]hostHold, error) {
+	var hs []hostHold
+	err := db.c.read("list holds", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT host, hold_until, hold_reason FROM host_pace
+			WHERE hold_until > `+sqlNow("$1")+` ORDER BY host`, db.c.nowArg())
+		if err != nil {
+			return err
+		}
+		hs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (hostHold, error) {
+			var (
+				h     hostHold
+				until int64
+			)
+			err := r.Scan(&h.Host, &until, &h.Reason)
+			h.Until = fromNanos(until)
+			return h, err
+		})
+		return err
+	})
+	return hs, err
 }

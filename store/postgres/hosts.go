@@ -20,12 +20,12 @@ var _ pace.StateStore = (*DB)(nil)
 const stateColumns = column.State
 
 // Load returns the stored pace state of host.
-func (db *DB) Load(host string) (pace.State, bool, error) {
+func (p *PaceStates) Load(host string) (pace.State, bool, error) {
 	var (
 		st    pace.State
 		found bool
 	)
-	err := db.read("load pace state "+host, func(ctx context.Context, tx pgx.Tx) error {
+	err := p.read("load pace state "+host, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		st, err = scanState(tx.QueryRow(ctx, `SELECT `+stateColumns+` FROM host_state WHERE host = $1`, host))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -38,18 +38,18 @@ func (db *DB) Load(host string) (pace.State, bool, error) {
 }
 
 // Save stores a host's pace state at once (one transaction).
-func (db *DB) Save(st pace.State) error {
-	return db.SaveAll([]pace.State{st})
+func (p *PaceStates) Save(st pace.State) error {
+	return p.SaveAll([]pace.State{st})
 }
 
 // SaveAll stores many states in one transaction. A state's HoldUntil also
-// holds the host for every worker (see Hold), with HoldReason as reason
+// holds the host for every worker (see hold), with HoldReason as reason
 // (LastSignal for a state that has none).
 // A state older in congestion than the stored one (its last congestion
 // signal came before the stored one's) does not replace it: of several
 // workers, the one that saw the host's latest refusal knows its limit
 // best, and the others' periodic saves must not undo what it learned.
-func (db *DB) SaveAll(sts []pace.State) error {
+func (p *PaceStates) SaveAll(sts []pace.State) error {
 	if len(sts) == 0 {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (db *DB) SaveAll(sts []pace.State) error {
 			return errors.New("save pace state: no host")
 		}
 	}
-	return db.write("save pace state", func(ctx context.Context, tx pgx.Tx) error {
+	return p.write("save pace state", func(ctx context.Context, tx pgx.Tx) error {
 		for _, st := range sts {
 			_, err := tx.Exec(ctx, `INSERT INTO host_state (`+stateColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
@@ -83,9 +83,9 @@ func (db *DB) SaveAll(sts []pace.State) error {
 }
 
 // States returns every stored pace state, sorted by host.
-func (db *DB) States() ([]pace.State, error) {
+func (p *PaceStates) States() ([]pace.State, error) {
 	var sts []pace.State
-	err := db.read("list pace states", func(ctx context.Context, tx pgx.Tx) error {
+	err := p.read("list pace states", func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT `+stateColumns+` FROM host_state ORDER BY host`)
 		if err != nil {
 			return err
@@ -104,9 +104,9 @@ func scanState(s pgx.Row) (pace.State, error) { return column.ScanState(s.Scan) 
 // as store.DB.Forget. It returns how many hosts were known: had a pace
 // state, a shared claim or hold, a robots.txt copy or waiting entries. No hosts means all of
 // them. Hosts are matched case-insensitively.
-func (db *DB) Forget(hosts ...string) (int, error) {
+func (p *PaceStates) Forget(hosts ...string) (int, error) {
 	n := 0
-	err := db.write("forget hosts", func(ctx context.Context, tx pgx.Tx) error {
+	err := p.write("forget hosts", func(ctx context.Context, tx pgx.Tx) error {
 		var list []string // nil: every host
 		if len(hosts) > 0 {
 			list = make([]string, len(hosts))
@@ -115,7 +115,7 @@ func (db *DB) Forget(hosts ...string) (int, error) {
 			}
 		}
 		var now int64
-		if err := tx.QueryRow(ctx, `SELECT `+sqlNow("$1"), db.nowArg()).Scan(&now); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT `+sqlNow("$1"), p.nowArg()).Scan(&now); err != nil {
 			return err
 		}
 		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM host_pace
@@ -146,12 +146,12 @@ const waiting = `(state = 'deferred' OR (state = 'queued' AND next_at > $2))`
 
 // Robots returns the stored robots.txt copy of host; the caller judges
 // its age by FetchedAt and Expires.
-func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
+func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	var (
 		c     frontier.RobotsCopy
 		found bool
 	)
-	err := db.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
+	err := rc.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
 		var fetched, until int64
 		err := tx.QueryRow(ctx, `SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = $1`, host).
 			Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
@@ -166,7 +166,7 @@ func (db *DB) Robots(host string) (frontier.RobotsCopy, bool, error) {
 }
 
 // PutRobots stores a robots.txt copy, replacing the old one.
-func (db *DB) PutRobots(c frontier.RobotsCopy) error {
+func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
@@ -174,7 +174,7 @@ func (db *DB) PutRobots(c frontier.RobotsCopy) error {
 	if body == nil {
 		body = []byte{}
 	}
-	return db.write("store robots.txt copy "+c.Host, func(ctx context.Context, tx pgx.Tx) error {
+	return rc.write("store robots.txt copy "+c.Host, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
@@ -186,9 +186,9 @@ func (db *DB) PutRobots(c frontier.RobotsCopy) error {
 
 // RobotsCopies returns every stored copy without bodies (for status),
 // sorted by host.
-func (db *DB) RobotsCopies() ([]frontier.RobotsCopy, error) {
+func (rc *RobotsCache) RobotsCopies() ([]frontier.RobotsCopy, error) {
 	var cs []frontier.RobotsCopy
-	err := db.read("list robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
+	err := rc.read("list robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT host, status, fetched_at, expires_at FROM robots ORDER BY host`)
 		if err != nil {
 			return err

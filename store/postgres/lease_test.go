@@ -23,6 +23,20 @@ func seed(t *testing.T, db *DB, job string, n, hosts int) {
 	}
 }
 
+// leaseFor takes up to n due entries of job for worker, of host or (host
+// "") of any, for ttl: the lease of Take, for a worker the test names.
+func leaseFor(db *DB, job, host string, worker int64, n int, ttl time.Duration) ([]frontier.Entry, error) {
+	return db.lease("lease from "+job, job, host, worker, db.c.nowArg(), n, ttl)
+}
+
+// finish writes back changed for worker as Record does for the worker
+// Acquire registered: only the entries worker still holds the lease of;
+// it returns the ids of the others.
+func finish(db *DB, job string, worker int64, changed []frontier.Entry) ([]int64, error) {
+	_, lost, err := db.record("finish leased entries", job, worker, nil, changed, nil)
+	return lost, err
+}
+
 func register(t *testing.T, db *DB, name string) int64 {
 	t.Helper()
 	w, err := db.Register(frontier.Holder{PID: 1, Hostname: name, Job: "j"})
@@ -49,7 +63,7 @@ func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
 		id := register(t, db, fmt.Sprintf("w%d", w))
 		wg.Go(func() {
 			for {
-				es, err := db.Lease("j", "", id, 5, time.Minute)
+				es, err := leaseFor(db, "j", "", id, 5, time.Minute)
 				if err != nil || len(es) == 0 {
 					errs[w] = err
 					return
@@ -58,8 +72,8 @@ func TestLeaseWorkersNeverShareAnEntry(t *testing.T) {
 					got[w] = append(got[w], es[i].ID)
 					es[i].State, es[i].Attempts = frontier.Done, es[i].Attempts+1
 				}
-				if _, lost, err := db.Finish("j", id, nil, es, nil); err != nil || len(lost) > 0 {
-					errs[w] = fmt.Errorf("Finish: lost %v, %v", lost, err)
+				if lost, err := finish(db, "j", id, es); err != nil || len(lost) > 0 {
+					errs[w] = fmt.Errorf("finish: lost %v, %v", lost, err)
 					return
 				}
 			}
@@ -98,26 +112,26 @@ func TestLeaseOfAKilledWorkerComesBack(t *testing.T) {
 	seed(t, a, "j", 6, 1)
 	ida, idb := register(t, a, "a"), register(t, b, "b")
 
-	mine, err := a.Lease("j", "", ida, 4, 30*time.Second)
+	mine, err := leaseFor(a, "j", "", ida, 4, 30*time.Second)
 	if err != nil || len(mine) != 4 {
-		t.Fatalf("a: Lease = %d entries, %v; want 4", len(mine), err)
+		t.Fatalf("a: lease = %d entries, %v; want 4", len(mine), err)
 	}
-	// a is killed here: no Finish, no Deregister.
-	rest, err := b.Lease("j", "", idb, 10, time.Hour)
+	// a is killed here: no finish, no Deregister.
+	rest, err := leaseFor(b, "j", "", idb, 10, time.Hour)
 	if err != nil || len(rest) != 2 {
-		t.Fatalf("b before expiry: Lease = %d entries, %v; want the 2 a does not hold", len(rest), err)
+		t.Fatalf("b before expiry: lease = %d entries, %v; want the 2 a does not hold", len(rest), err)
 	}
 	clock.Advance(29 * time.Second)
-	if es, err := b.Lease("j", "", idb, 10, 30*time.Second); err != nil || len(es) != 0 {
-		t.Fatalf("b 29s later: Lease = %d entries, %v; want none (a's lease runs)", len(es), err)
+	if es, err := leaseFor(b, "j", "", idb, 10, 30*time.Second); err != nil || len(es) != 0 {
+		t.Fatalf("b 29s later: lease = %d entries, %v; want none (a's lease runs)", len(es), err)
 	}
 	clock.Advance(time.Second)
-	back, err := b.Lease("j", "", idb, 10, 30*time.Second)
+	back, err := leaseFor(b, "j", "", idb, 10, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(back), ids(mine); !slices.Equal(got, want) {
-		t.Errorf("b after expiry: Lease = %v, want a's %v", got, want)
+		t.Errorf("b after expiry: lease = %v, want a's %v", got, want)
 	}
 	for _, e := range back {
 		if e.State != frontier.InFlight || e.Attempts != 0 {
@@ -125,11 +139,11 @@ func TestLeaseOfAKilledWorkerComesBack(t *testing.T) {
 		}
 	}
 	mine[0].State = frontier.Done
-	if _, lost, err := a.Finish("j", ida, nil, mine[:1], nil); err != nil || !slices.Equal(lost, ids(mine[:1])) {
-		t.Errorf("a's late Finish: lost %v, %v; want %v refused", lost, err, ids(mine[:1]))
+	if lost, err := finish(a, "j", ida, mine[:1]); err != nil || !slices.Equal(lost, ids(mine[:1])) {
+		t.Errorf("a's late finish: lost %v, %v; want %v refused", lost, err, ids(mine[:1]))
 	}
 	if e, err := b.Get("j", mine[0].URL); err != nil || e.State != frontier.InFlight {
-		t.Errorf("after a's late Finish: %s is %s, %v; want still in flight for b", mine[0].URL, e.State, err)
+		t.Errorf("after a's late finish: %s is %s, %v; want still in flight for b", mine[0].URL, e.State, err)
 	}
 }
 
@@ -176,7 +190,7 @@ func TestLeaseRules(t *testing.T) {
 	}
 	for _, s := range steps {
 		clock.Advance(s.advance)
-		got, err := db.Lease("j", s.host, w, s.n, time.Hour)
+		got, err := leaseFor(db, "j", s.host, w, s.n, time.Hour)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
@@ -185,18 +199,17 @@ func TestLeaseRules(t *testing.T) {
 			urls = append(urls, e.URL)
 		}
 		if !slices.Equal(urls, s.want) {
-			t.Errorf("%s: Lease = %v, want %v", s.name, urls, s.want)
+			t.Errorf("%s: lease = %v, want %v", s.name, urls, s.want)
 		}
 	}
-	o, err := db.Outlook("j")
-	if err != nil || o.Queued != 0 || o.Leased != 4 || !o.NextAt.Equal(t0.Add(time.Hour)) {
-		t.Errorf("Outlook = %+v, %v; want 0 queued, 4 leased, next at the first lease's end", o, err)
+	if c, err := db.Counts("j"); err != nil || c[frontier.Queued] != 0 || c[frontier.InFlight] != 4 {
+		t.Errorf("Counts = %v, %v; want 0 queued, 4 in flight", c, err)
 	}
 	if n, err := db.Deregister(w); err != nil || n != 4 {
 		t.Errorf("Deregister = %d, %v; want its 4 entries back in the queue", n, err)
 	}
-	if o, err := db.Outlook("j"); err != nil || o.Queued != 4 || o.Leased != 0 || o.Done() {
-		t.Errorf("Outlook after Deregister = %+v, %v; want 4 queued", o, err)
+	if c, err := db.Counts("j"); err != nil || c[frontier.Queued] != 4 || c[frontier.InFlight] != 0 {
+		t.Errorf("Counts after Deregister = %v, %v; want 4 queued", c, err)
 	}
 }
 
@@ -207,24 +220,24 @@ func TestRenewKeepsALiveWorkersLease(t *testing.T) {
 	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
 	seed(t, a, "j", 3, 1)
 	ida, idb := register(t, a, "a"), register(t, b, "b")
-	if es, err := a.Lease("j", "", ida, 3, 10*time.Second); err != nil || len(es) != 3 {
-		t.Fatalf("Lease = %d, %v", len(es), err)
+	if es, err := leaseFor(a, "j", "", ida, 3, 10*time.Second); err != nil || len(es) != 3 {
+		t.Fatalf("lease = %d, %v", len(es), err)
 	}
 	for range 3 {
 		clock.Advance(8 * time.Second)
 		if err := a.Beat(ida, 10*time.Second); err != nil {
 			t.Fatalf("Beat: %v", err)
 		}
-		if es, err := b.Lease("j", "", idb, 3, time.Second); err != nil || len(es) != 0 {
-			t.Fatalf("b: Lease = %d, %v; want none while a renews", len(es), err)
+		if es, err := leaseFor(b, "j", "", idb, 3, time.Second); err != nil || len(es) != 0 {
+			t.Fatalf("b: lease = %d, %v; want none while a renews", len(es), err)
 		}
 	}
-	if n, err := a.Renew(ida, time.Second); err != nil || n != 3 {
-		t.Errorf("Renew = %d, %v; want 3", n, err)
+	if err := a.Beat(ida, time.Second); err != nil {
+		t.Errorf("Beat: %v", err)
 	}
 	clock.Advance(time.Second)
-	if es, err := b.Lease("j", "", idb, 3, time.Second); err != nil || len(es) != 3 {
-		t.Errorf("b once a stops renewing: Lease = %d, %v; want 3", len(es), err)
+	if es, err := leaseFor(b, "j", "", idb, 3, time.Second); err != nil || len(es) != 3 {
+		t.Errorf("b once a stops renewing: lease = %d, %v; want 3", len(es), err)
 	}
 }
 
@@ -237,7 +250,7 @@ func TestPrepareLeavesLiveLeases(t *testing.T) {
 	db := mustOpen(t, u, clock)
 	seed(t, db, "j", 4, 1)
 	w := register(t, db, "w")
-	if _, err := db.Lease("j", "", w, 2, time.Minute); err != nil {
+	if _, err := leaseFor(db, "j", "", w, 2, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	db.LeaseTTL = time.Second // an old run's Take, silent since

@@ -103,7 +103,7 @@ func TestMigrate(t *testing.T) {
 	}
 	db := mustOpen(t, u, nil)
 	var v int
-	if err := db.pool.QueryRow(context.Background(), `SELECT version FROM schema_version`).Scan(&v); err != nil {
+	if err := db.c.pool.QueryRow(context.Background(), `SELECT version FROM schema_version`).Scan(&v); err != nil {
 		t.Fatal(err)
 	}
 	if v != len(migrations) {
@@ -111,7 +111,7 @@ func TestMigrate(t *testing.T) {
 	}
 
 	// A newer schema is refused.
-	if _, err := db.pool.Exec(context.Background(), `UPDATE schema_version SET version = 99`); err != nil {
+	if _, err := db.c.pool.Exec(context.Background(), `UPDATE schema_version SET version = 99`); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Open(context.Background(), u)

@@ -117,7 +117,7 @@ func TestClaimPaceOwnerAndHold(t *testing.T) {
 	if c, err := db.ClaimPace("h.test", 1, time.Second); err != nil || !c.OK {
 		t.Fatalf("claim = %+v, %v", c, err)
 	}
-	if err := db.Hold("h.test", clock.Now().Add(30*time.Second), "retry-after"); err != nil {
+	if err := holdHost(db, "h.test", clock.Now().Add(30*time.Second), "retry-after"); err != nil {
 		t.Fatal(err)
 	}
 	c, err := db.ClaimPace("h.test", 2, time.Second)
@@ -134,7 +134,7 @@ func TestMigrateFromVersion5(t *testing.T) {
 	db := openFromVersion(t, 5, `INSERT INTO host_pace (host, next_at, claimed_by, hold_until, hold_reason) VALUES ('a.test', 100, 7, 200, 'retry-after')`)
 	var next, by, hold, owner, until int64
 	var reason string
-	err := db.pool.QueryRow(ctx, `SELECT next_at, claimed_by, hold_until, hold_reason, owner, owner_until FROM host_pace WHERE host = 'a.test'`).
+	err := db.c.pool.QueryRow(ctx, `SELECT next_at, claimed_by, hold_until, hold_reason, owner, owner_until FROM host_pace WHERE host = 'a.test'`).
 		Scan(&next, &by, &hold, &reason, &owner, &until)
 	if err != nil || next != 100 || by != 7 || hold != 200 || reason != "retry-after" || owner != 0 || until != 0 {
 		t.Errorf("host_pace row after migration = %d %d %d %q owner %d until %d, %v; want 100 7 200 retry-after, unowned",

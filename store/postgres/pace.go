@@ -81,18 +81,18 @@ type paceRow struct {
 // its ownership runs out but at least every ownerPoll. Two workers
 // claiming at once queue on the row lock. delay is the caller's current
 // delay for the host (pace decides it); negative counts as zero.
-func (db *DB) ClaimPace(host string, worker int64, delay time.Duration) (Claim, error) {
+func (cd *Coordination) ClaimPace(host string, worker int64, delay time.Duration) (Claim, error) {
 	if host == "" {
 		return Claim{}, errors.New("claim pace: no host")
 	}
 	var c Claim
-	err := db.write("claim pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
+	err := cd.write("claim pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err != nil {
 			return err
 		}
 		var r paceRow
 		err := tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
-			FROM host_pace WHERE host = $1 FOR UPDATE`, host, db.nowArg()).
+			FROM host_pace WHERE host = $1 FOR UPDATE`, host, cd.nowArg()).
 			Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
 		if err != nil {
 			return err
@@ -129,25 +129,16 @@ func (r paceRow) refusal(worker int64) Claim {
 
 // ReleasePace gives up worker's ownership of host, if it has it, so that
 // another worker may continue at once; the pace (next_at, holds) stays.
-func (db *DB) ReleasePace(host string, worker int64) error {
-	return db.write("release pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
+func (cd *Coordination) ReleasePace(host string, worker int64) error {
+	return cd.write("release pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE host = $1 AND owner = $2`, host, worker)
 		return err
 	})
 }
 
-// Hold keeps every worker from the host until until (a Retry-After, an
-// exhausted quota, a breaker pause), with the reason status shows. A
-// longer hold in force is kept: holds only ever lengthen.
-func (db *DB) Hold(host string, until time.Time, reason string) error {
-	if host == "" {
-		return errors.New("hold host: no host")
-	}
-	return db.write("hold "+host, func(ctx context.Context, tx pgx.Tx) error {
-		return hold(ctx, tx, host, until, reason)
-	})
-}
-
+// hold keeps every worker from the host until until (a Retry-After, an
+// exhausted quota, a breaker pause), with the reason a refused claim
+// gives. A longer hold in force is kept: holds only ever lengthen.
 func hold(ctx context.Context, tx pgx.Tx, host string, until time.Time, reason string) error {
 	_, err := tx.Exec(ctx, `INSERT INTO host_pace (host, hold_until, hold_reason) VALUES ($1, $2, $3)
 		ON CONFLICT (host) DO UPDATE SET hold_until = excluded.hold_until, hold_reason = excluded.hold_reason
@@ -156,35 +147,4 @@ func hold(ctx context.Context, tx pgx.Tx, host string, until time.Time, reason s
 		return fmt.Errorf("hold %s: %w", host, err)
 	}
 	return nil
-}
-
-// HostHold is a hold in force.
-type HostHold struct {
-	Host   string
-	Until  time.Time
-	Reason string
-}
-
-// Holds returns the holds still in force, by the store's clock, sorted by
-// host (for status).
-func (db *DB) Holds() ([]HostHold, error) {
-	var hs []HostHold
-	err := db.read("list holds", func(ctx context.Context, tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT host, hold_until, hold_reason FROM host_pace
-			WHERE hold_until > `+sqlNow("$1")+` ORDER BY host`, db.nowArg())
-		if err != nil {
-			return err
-		}
-		hs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (HostHold, error) {
-			var (
-				h     HostHold
-				until int64
-			)
-			err := r.Scan(&h.Host, &until, &h.Reason)
-			h.Until = fromNanos(until)
-			return h, err
-		})
-		return err
-	})
-	return hs, err
 }

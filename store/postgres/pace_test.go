@@ -137,9 +137,9 @@ func TestHoldBindsEveryWorker(t *testing.T) {
 		holdHost string
 	}{
 		{name: "first claim", do: nil, ok: true},
-		{name: "a is held by a 429 for 2m", do: func() error { return a.Hold("api.test", t0.Add(2*time.Minute), "429 Retry-After") },
+		{name: "a is held by a 429 for 2m", do: func() error { return holdHost(a, "api.test", t0.Add(2*time.Minute), "429 Retry-After") },
 			wait: 2 * time.Minute, reason: "429 Retry-After", holds: 1},
-		{name: "a shorter hold does not shorten it", do: func() error { return a.Hold("api.test", t0.Add(time.Minute), "503") },
+		{name: "a shorter hold does not shorten it", do: func() error { return holdHost(a, "api.test", t0.Add(time.Minute), "503") },
 			advance: 30 * time.Second, wait: 90 * time.Second, reason: "429 Retry-After", holds: 1},
 		{name: "the hold ends", advance: 90 * time.Second, ok: true},
 		{name: "a saved state's hold binds b", do: func() error {
@@ -160,7 +160,7 @@ func TestHoldBindsEveryWorker(t *testing.T) {
 		if c.OK != s.ok || c.Wait() != s.wait || c.Hold != s.reason {
 			t.Errorf("%s: claim OK %v wait %s hold %q; want %v, %s, %q", s.name, c.OK, c.Wait(), c.Hold, s.ok, s.wait, s.reason)
 		}
-		hs, err := b.Holds()
+		hs, err := holdsOf(b)
 		if err != nil || len(hs) != s.holds {
 			t.Errorf("%s: Holds = %v, %v; want %d", s.name, hs, err, s.holds)
 		}

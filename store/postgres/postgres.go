@@ -9,7 +9,10 @@
 // registry of live workers.
 //
 // Open a database with Open. A *DB is safe for concurrent use: it holds a
-// pool of connections, and each exported method is one transaction.
+// pool of connections, and each exported method is one transaction. A DB
+// is assembled from the roles it plays (Registry, Frontier, RunLog,
+// PaceStates, RobotsCache, Coordination), each a type of its own over
+// the one pool.
 package postgres
 
 import (
@@ -28,10 +31,8 @@ import (
 	"github.com/polite-crawler/polite/store/internal/column"
 )
 
-// DB is an open polite database on a PostgreSQL server. It is safe for
-// concurrent use. The zero value is not usable: get one from Open, and
-// Close it when done.
-type DB struct {
+// Options are what a caller may set on an open DB, before it uses it.
+type Options struct {
 	// Now is the store's clock for leases, pace claims and heartbeats. Nil
 	// means the server's clock, so that workers on several machines judge
 	// time by one clock; tests set a fake one.
@@ -42,13 +43,67 @@ type DB struct {
 	// LeaseTTL is how long an entry Take hands out stays this worker's
 	// without a heartbeat; 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+}
 
+// DB is an open polite database on a PostgreSQL server: the roles it
+// plays, each a type of its own over the one pool, and its Options. It is
+// safe for concurrent use. The zero value is not usable: get one from
+// Open, and Close it when done.
+type DB struct {
+	Options
+	*Registry
+	*Frontier
+	*RunLog
+	*PaceStates
+	*RobotsCache
+	*Coordination
+
+	c *conn
+}
+
+// Registry is the job's workers: a crawl registers as one (crawl's Lock
+// role), and beats while it works.
+type Registry struct{ *conn }
+
+// Frontier is the frontier of every job: entries enqueued, leased to a
+// worker, settled and read, and what each job's frontier took from its
+// seed file.
+type Frontier struct{ *conn }
+
+// RunLog is the runs of every job and the fetches each made.
+type RunLog struct{ *conn }
+
+// PaceStates is the pace state every worker learned of each host, and
+// forgetting what was learned and held about a host.
+type PaceStates struct{ *conn }
+
+// RobotsCache is the robots.txt copies of every host, fetched once for
+// every worker.
+type RobotsCache struct{ *conn }
+
+// Coordination is what several workers share beside the frontier: one
+// owner and one pace per host, and the wait for the others' leases
+// (crawl's Shared role).
+type Coordination struct{ *conn }
+
+// conn is what the roles share: the pool, the worker Acquire registered
+// and the DB's Options.
+type conn struct {
+	opts   *Options
 	worker atomic.Int64 // registered by Acquire; owns the leases of Take
 	pool   *pgxpool.Pool
 	server string // host:port, for errors
 }
 
-// DefaultTimeout bounds each method when DB.Timeout is 0.
+// newDB assembles a DB's roles over c.
+func newDB(c *conn) *DB {
+	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, RunLog: &RunLog{c},
+		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}}
+	c.opts = &db.Options
+	return db
+}
+
+// DefaultTimeout bounds each method when Options.Timeout is 0.
 const DefaultTimeout = 30 * time.Second
 
 // connectTimeout bounds the dial of each connection when the URL sets none.
@@ -76,20 +131,20 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	db := &DB{server: serverName(cfg.ConnConfig)}
-	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	c := &conn{server: serverName(cfg.ConnConfig)}
+	c.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", db.server, err)
+		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", c.server, err)
 	}
-	if err := db.pool.Ping(ctx); err != nil {
-		db.pool.Close()
-		return nil, fmt.Errorf("open db: PostgreSQL %s unreachable or refusing: %w", db.server, err)
+	if err := c.pool.Ping(ctx); err != nil {
+		c.pool.Close()
+		return nil, fmt.Errorf("open db: PostgreSQL %s unreachable or refusing: %w", c.server, err)
 	}
-	if err := db.migrate(ctx); err != nil {
-		db.pool.Close()
-		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", db.server, err)
+	if err := c.migrate(ctx); err != nil {
+		c.pool.Close()
+		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", c.server, err)
 	}
-	return db, nil
+	return newDB(c), nil
 }
 
 // serverName is host:port/database of a connection, without user or
@@ -117,42 +172,35 @@ func redact(s string) string {
 
 // Close closes the pool's connections.
 func (db *DB) Close() error {
-	db.pool.Close()
+	db.c.pool.Close()
 	return nil
 }
 
-// Server is the host:port/database the store talks to (no credentials).
-func (db *DB) Server() string { return db.server }
-
-// Path is Server, named as store.DB's for a caller that prints where the
-// database lives.
-func (db *DB) Path() string { return "postgres://" + db.server }
-
-func (db *DB) timeout() time.Duration {
-	if db.Timeout > 0 {
-		return db.Timeout
+func (c *conn) timeout() time.Duration {
+	if c.opts.Timeout > 0 {
+		return c.opts.Timeout
 	}
 	return DefaultTimeout
 }
 
 // write runs fn in one read-write transaction, committed when fn returns
 // nil and rolled back otherwise; errors are wrapped with op.
-func (db *DB) write(op string, fn func(context.Context, pgx.Tx) error) error {
-	return db.inTx(op, pgx.TxOptions{}, fn)
+func (c *conn) write(op string, fn func(context.Context, pgx.Tx) error) error {
+	return c.inTx(op, pgx.TxOptions{}, fn)
 }
 
 // read runs fn in one read-only transaction.
-func (db *DB) read(op string, fn func(context.Context, pgx.Tx) error) error {
-	return db.inTx(op, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
+func (c *conn) read(op string, fn func(context.Context, pgx.Tx) error) error {
+	return c.inTx(op, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
-func (db *DB) inTx(op string, o pgx.TxOptions, fn func(context.Context, pgx.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout())
+func (c *conn) inTx(op string, o pgx.TxOptions, fn func(context.Context, pgx.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout())
 	defer cancel()
-	err := pgx.BeginTxFunc(ctx, db.pool, o, func(tx pgx.Tx) error { return fn(ctx, tx) })
+	err := pgx.BeginTxFunc(ctx, c.pool, o, func(tx pgx.Tx) error { return fn(ctx, tx) })
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: PostgreSQL %s did not answer within %s: %w", op, db.server, db.timeout(), err)
+			return fmt.Errorf("%s: PostgreSQL %s did not answer within %s: %w", op, c.server, c.timeout(), err)
 		}
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -161,18 +209,18 @@ func (db *DB) inTx(op string, o pgx.TxOptions, fn func(context.Context, pgx.Tx) 
 
 // nowArg is the store's clock as a query argument: unix nanoseconds, or
 // NULL for the server's clock (see sqlNow).
-func (db *DB) nowArg() any {
-	if db.Now == nil {
+func (c *conn) nowArg() any {
+	if c.opts.Now == nil {
 		return nil
 	}
-	return toNanos(db.Now())
+	return toNanos(c.opts.Now())
 }
 
 // localNow is the store's clock read here, for methods that take an
 // optional time (a zero at) as store.DB's do.
-func (db *DB) localNow() time.Time {
-	if db.Now != nil {
-		return db.Now()
+func (c *conn) localNow() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
 	}
 	return time.Now()
 }

@@ -13,12 +13,12 @@ import (
 
 // BeginRun records the start of a run of job. A zero at means the store's
 // clock.
-func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
+func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	if at.IsZero() {
-		at = db.localNow()
+		at = rl.localNow()
 	}
 	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
-	err := db.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := rl.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
 			job, toNanos(at)).Scan(&r.ID)
 	})
@@ -30,11 +30,11 @@ func (db *DB) BeginRun(job string, at time.Time) (frontier.Run, error) {
 
 // EndRun records the end of a run with its report. An unknown id is
 // frontier.ErrNotFound. A zero at means the store's clock.
-func (db *DB) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
+func (rl *RunLog) EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error {
 	if at.IsZero() {
-		at = db.localNow()
+		at = rl.localNow()
 	}
-	return db.write(fmt.Sprintf("end run %d", id), func(ctx context.Context, tx pgx.Tx) error {
+	return rl.write(fmt.Sprintf("end run %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE runs SET ended_at = $1, exit_code = $2, summary = $3, report = $4 WHERE id = $5`,
 			toNanos(at), exitCode, summary, report, id)
 		if err == nil && tag.RowsAffected() == 0 {
@@ -54,9 +54,9 @@ const runBeat = `COALESCE((SELECT MAX(w.heartbeat_at) FROM workers w
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
-func (db *DB) Runs(limit int) ([]frontier.Run, error) {
+func (rl *RunLog) Runs(limit int) ([]frontier.Run, error) {
 	var rs []frontier.Run
-	err := db.read("list runs", func(ctx context.Context, tx pgx.Tx) error {
+	err := rl.read("list runs", func(ctx context.Context, tx pgx.Tx) error {
 		q := `SELECT ` + runColumns + `, NULL::bytea, ` + runBeat + ` FROM runs ORDER BY id DESC`
 		args := []any{}
 		if limit > 0 {
@@ -75,9 +75,9 @@ func (db *DB) Runs(limit int) ([]frontier.Run, error) {
 
 // GetRun returns one run with its report; frontier.ErrNotFound if there is
 // none.
-func (db *DB) GetRun(id int64) (frontier.Run, error) {
+func (rl *RunLog) GetRun(id int64) (frontier.Run, error) {
 	var r frontier.Run
-	err := db.read(fmt.Sprintf("get run %d", id), func(ctx context.Context, tx pgx.Tx) error {
+	err := rl.read(fmt.Sprintf("get run %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, report, `+runBeat+` FROM runs WHERE id = $1`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -102,11 +102,11 @@ func scanRun(s pgx.Row) (frontier.Run, error) {
 
 // AddFetches records fetches in one transaction. Each must name a run that
 // BeginRun recorded.
-func (db *DB) AddFetches(fs []frontier.Fetch) error {
+func (rl *RunLog) AddFetches(fs []frontier.Fetch) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	return db.write("record fetches", func(ctx context.Context, tx pgx.Tx) error {
+	return rl.write("record fetches", func(ctx context.Context, tx pgx.Tx) error {
 		return addFetches(ctx, tx, fs)
 	})
 }
@@ -126,9 +126,9 @@ func addFetches(ctx context.Context, tx pgx.Tx, fs []frontier.Fetch) error {
 }
 
 // Fetches returns the fetches of a run in the order they were made.
-func (db *DB) Fetches(runID int64) ([]frontier.Fetch, error) {
+func (rl *RunLog) Fetches(runID int64) ([]frontier.Fetch, error) {
 	var fs []frontier.Fetch
-	err := db.read(fmt.Sprintf("list fetches of run %d", runID), func(ctx context.Context, tx pgx.Tx) error {
+	err := rl.read(fmt.Sprintf("list fetches of run %d", runID), func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT run_id, url, host, status, reason, file, sha256, bytes,
 			content_type, fetched_at, latency_ns, attempts, delay_ns
 			FROM fetches WHERE run_id = $1 ORDER BY fetched_at, id`, runID)
@@ -148,4 +148,23 @@ func (db *DB) Fetches(runID int64) ([]frontier.Fetch, error) {
 		return err
 	})
 	return fs, err
+}
+
+// LastRun returns the newest run of job, if it has one.
+func (rl *RunLog) LastRun(job string) (frontier.Run, bool, error) {
+	var (
+		r  frontier.Run
+		ok bool
+	)
+	err := rl.read("last run of "+job, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, NULL::bytea, `+runBeat+`
+			FROM runs WHERE job = $1 ORDER BY id DESC LIMIT 1`, job))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		ok = err == nil
+		return err
+	})
+	return r, ok, err
 }

@@ -190,8 +190,8 @@ var (
 // migrate brings the schema up to the last migration in one transaction,
 // under an advisory lock, so that workers starting at once on a new
 // database do not both build it.
-func (db *DB) migrate(ctx context.Context) error {
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+func (c *conn) migrate(ctx context.Context) error {
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('polite schema ' || current_schema()))`); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}

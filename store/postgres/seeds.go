@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,12 +13,12 @@ import (
 
 // SeedSource returns what job's frontier last took from its seed file, if
 // anything, as store.DB.SeedSource.
-func (db *DB) SeedSource(job string) (frontier.SeedSource, bool, error) {
+func (f *Frontier) SeedSource(job string) (frontier.SeedSource, bool, error) {
 	var (
 		s  frontier.SeedSource
 		ok bool
 	)
-	err := db.read("load seed source of "+job, func(ctx context.Context, tx pgx.Tx) error {
+	err := f.read("load seed source of "+job, func(ctx context.Context, tx pgx.Tx) error {
 		var (
 			mod, loaded int64
 			origins     string
@@ -45,7 +44,7 @@ func (db *DB) SeedSource(job string) (frontier.SeedSource, bool, error) {
 
 // PutSeedSource records what job's frontier took from its seed file,
 // replacing what it took before.
-func (db *DB) PutSeedSource(s frontier.SeedSource) error {
+func (f *Frontier) PutSeedSource(s frontier.SeedSource) error {
 	if s.Job == "" {
 		return errors.New("store seed source: no job")
 	}
@@ -54,7 +53,7 @@ func (db *DB) PutSeedSource(s frontier.SeedSource) error {
 			return fmt.Errorf("store seed source of %s: bad origin %q", s.Job, o)
 		}
 	}
-	return db.write("store seed source of "+s.Job, func(ctx context.Context, tx pgx.Tx) error {
+	return f.write("store seed source of "+s.Job, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO seed_sources (job, name, size, mod_time, sha256, seeds, origins, loaded_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (job) DO UPDATE SET name = excluded.name, size = excluded.size, mod_time = excluded.mod_time,
@@ -62,37 +61,4 @@ func (db *DB) PutSeedSource(s frontier.SeedSource) error {
 			s.Job, s.Name, s.Size, toNanos(s.ModTime), s.SHA256, s.Seeds, strings.Join(s.Origins, "\n"), toNanos(s.LoadedAt))
 		return err
 	})
-}
-
-// LastRun returns the newest run of job, if it has one.
-func (db *DB) LastRun(job string) (frontier.Run, bool, error) {
-	var (
-		r  frontier.Run
-		ok bool
-	)
-	err := db.read("last run of "+job, func(ctx context.Context, tx pgx.Tx) error {
-		var err error
-		r, err = scanRun(tx.QueryRow(ctx, `SELECT `+runColumns+`, NULL::bytea, `+runBeat+`
-			FROM runs WHERE job = $1 ORDER BY id DESC LIMIT 1`, job))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		ok = err == nil
-		return err
-	})
-	return r, ok, err
-}
-
-// BoundWait brings host's waiting entries of job that are due after
-// latest forward to latest, returning how many moved.
-func (db *DB) BoundWait(job, host string, latest time.Time) (int, error) {
-	var n int64
-	err := db.write("bound waits of "+host, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE frontier SET next_at = $1
-			WHERE job = $2 AND host = $3 AND state IN ($4, $5) AND next_at > $1`,
-			toNanos(latest), job, host, string(frontier.Queued), string(frontier.Deferred))
-		n = tag.RowsAffected()
-		return err
-	})
-	return int(n), err
 }

@@ -29,8 +29,8 @@ func TestSavedHoldIsEveryWorkersHold(t *testing.T) {
 			if err := tt.save(db, want); err != nil {
 				t.Fatal(err)
 			}
-			hs, err := mustOpen(t, u, newClock()).Holds()
-			wantHold := HostHold{Host: want.Host, Until: want.HoldUntil, Reason: string(want.HoldReason)}
+			hs, err := holdsOf(mustOpen(t, u, newClock()))
+			wantHold := hostHold{Host: want.Host, Until: want.HoldUntil, Reason: string(want.HoldReason)}
 			if err != nil || len(hs) != 1 || hs[0] != wantHold {
 				t.Errorf("Holds = %+v, %v; want [%+v]", hs, err, wantHold)
 			}

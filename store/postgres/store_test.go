@@ -38,7 +38,6 @@ type sqliteShaped interface {
 	Counts(job string) (map[frontier.State]int, error)
 	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
 	Get(job, url string) (frontier.Entry, error)
-	Path() string
 	Close() error
 }
 
@@ -55,10 +54,10 @@ func TestForgetDropsHolds(t *testing.T) {
 	if err := db.Save(pace.State{Host: "a.test", Delay: time.Second, SetAt: t0, HoldUntil: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Hold("b.test", t0.Add(time.Hour), "retry-after"); err != nil {
+	if err := holdHost(db, "b.test", t0.Add(time.Hour), "retry-after"); err != nil {
 		t.Fatal(err)
 	}
-	if hs, err := db.Holds(); err != nil || len(hs) != 2 {
+	if hs, err := holdsOf(db); err != nil || len(hs) != 2 {
 		t.Fatalf("Holds = %v, %v; want a.test's and b.test's", hs, err)
 	}
 	tests := []struct {
@@ -74,7 +73,7 @@ func TestForgetDropsHolds(t *testing.T) {
 		if n, err := db.Forget(tt.hosts...); err != nil || n != tt.want {
 			t.Errorf("%s: Forget = %d, %v; want %d", tt.name, n, err, tt.want)
 		}
-		if hs, err := db.Holds(); err != nil || len(hs) != tt.wantHolds {
+		if hs, err := holdsOf(db); err != nil || len(hs) != tt.wantHolds {
 			t.Errorf("%s: Holds after Forget = %v, %v; want %d", tt.name, hs, err, tt.wantHolds)
 		}
 	}
@@ -133,8 +132,14 @@ func TestWorkersRegistry(t *testing.T) {
 
 // The PostgreSQL store is a store a crawl runs on, with the shared pace
 // and the wait for other workers' leases that crawl asks of it.
+// Each of its role types plays one of those roles.
 var (
-	_ crawl.Store       = (*DB)(nil)
-	_ crawl.SharedPace  = (*DB)(nil)
-	_ crawl.SharedQueue = (*DB)(nil)
+	_ crawl.Store  = (*DB)(nil)
+	_ crawl.Shared = (*DB)(nil)
+
+	_ crawl.Lock       = (*Registry)(nil)
+	_ crawl.Runs       = (*RunLog)(nil)
+	_ crawl.Frontier   = (*Frontier)(nil)
+	_ crawl.PaceStates = (*PaceStates)(nil)
+	_ crawl.Shared     = (*Coordination)(nil)
 )

@@ -22,13 +22,13 @@ type Worker struct {
 
 // Register records a worker (its Hostname, PID and Job) as started and
 // alive now, and returns it with its ID.
-func (db *DB) Register(w frontier.Holder) (Worker, error) {
+func (rg *Registry) Register(w frontier.Holder) (Worker, error) {
 	out := Worker{Hostname: w.Hostname, PID: w.PID, Job: w.Job}
-	err := db.write("register worker", func(ctx context.Context, tx pgx.Tx) error {
+	err := rg.write("register worker", func(ctx context.Context, tx pgx.Tx) error {
 		var at int64
 		err := tx.QueryRow(ctx, `INSERT INTO workers (hostname, pid, job, started_at, heartbeat_at)
 			SELECT $1, $2, $3, t, t FROM (SELECT `+sqlNow("$4")+` AS t) AS c
-			RETURNING id, started_at`, w.Hostname, w.PID, w.Job, db.nowArg()).Scan(&out.ID, &at)
+			RETURNING id, started_at`, w.Hostname, w.PID, w.Job, rg.nowArg()).Scan(&out.ID, &at)
 		out.Started, out.Heartbeat = fromNanos(at), fromNanos(at)
 		return err
 	})
@@ -38,9 +38,9 @@ func (db *DB) Register(w frontier.Holder) (Worker, error) {
 // Beat records that the worker is alive now and extends its leases to
 // lease from now (none when lease is 0). A worker that was deregistered
 // (or never registered) is frontier.ErrNotFound: it should stop.
-func (db *DB) Beat(id int64, lease time.Duration) error {
-	return db.write(fmt.Sprintf("heartbeat of worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE workers SET heartbeat_at = `+sqlNow("$2")+` WHERE id = $1`, id, db.nowArg())
+func (rg *Registry) Beat(id int64, lease time.Duration) error {
+	return rg.write(fmt.Sprintf("heartbeat of worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE workers SET heartbeat_at = `+sqlNow("$2")+` WHERE id = $1`, id, rg.nowArg())
 		if err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (db *DB) Beat(id int64, lease time.Duration) error {
 		}
 		if lease > 0 {
 			_, err = tx.Exec(ctx, `UPDATE frontier SET lease_until = `+sqlNow("$2")+` + $3
-				WHERE state = 'in-flight' AND lease_owner = $1`, id, db.nowArg(), int64(lease))
+				WHERE state = 'in-flight' AND lease_owner = $1`, id, rg.nowArg(), int64(lease))
 		}
 		return err
 	})
@@ -57,11 +57,11 @@ func (db *DB) Beat(id int64, lease time.Duration) error {
 
 // Workers returns the workers whose last heartbeat is within window of
 // now, oldest first (for status).
-func (db *DB) Workers(window time.Duration) ([]Worker, error) {
+func (rg *Registry) Workers(window time.Duration) ([]Worker, error) {
 	var ws []Worker
-	err := db.read("list workers", func(ctx context.Context, tx pgx.Tx) error {
+	err := rg.read("list workers", func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, hostname, pid, job, started_at, heartbeat_at FROM workers
-			WHERE heartbeat_at >= `+sqlNow("$1")+` - $2 ORDER BY id`, db.nowArg(), int64(window))
+			WHERE heartbeat_at >= `+sqlNow("$1")+` - $2 ORDER BY id`, rg.nowArg(), int64(window))
 		if err != nil {
 			return err
 		}
@@ -81,9 +81,9 @@ func (db *DB) Workers(window time.Duration) ([]Worker, error) {
 
 // Deregister removes a worker that stops, and puts the entries it still
 // holds back in the queue for the others. It returns how many.
-func (db *DB) Deregister(id int64) (int, error) {
+func (rg *Registry) Deregister(id int64) (int, error) {
 	n := 0
-	err := db.write(fmt.Sprintf("deregister worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
+	err := rg.write(fmt.Sprintf("deregister worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
 			WHERE state = 'in-flight' AND lease_owner = $1`, id)
 		if err != nil {

@@ -1,7 +1,8 @@
 // Package storetest is the conformance suite of polite's stores: what
-// crawl relies on from a database, written once against the interfaces
-// (crawl.Store, robotscache.Cache, pace.StateStore and the reads the
-// commands make) and run on every store, SQLite and PostgreSQL alike.
+// crawl relies on from a database, written once against the roles a
+// database plays (crawl's Lock, Runs, Frontier and PaceStates,
+// robotscache.Cache, and the reads and writes polite's commands make
+// besides) and run on every store, SQLite and PostgreSQL alike.
 // Where the stores legitimately differ (how a second crawl is locked out
 // or let in, leases between workers), it tests only what they share.
 package storetest
@@ -17,26 +18,44 @@ import (
 	"github.com/polite-crawler/polite/pace"
 )
 
-// Store is what the suite tests: crawl's Store and the reads and writes
-// polite's commands make besides (status, runs, report, forget).
+// Store is what the suite tests, as the roles a database plays: the ones
+// a crawl uses, declared by crawl, and the ones polite's commands use
+// besides (status, runs, report, forget).
 type Store interface {
-	crawl.Store
+	crawl.Lock
+	crawl.Runs
+	crawl.Frontier
+	crawl.PaceStates
+	robotscache.Cache
+	FrontierReads
+	HostReads
+	RunReads
+}
+
+// FrontierReads is what the commands read of a job's frontier, and what
+// the suite writes back to set one up.
+type FrontierReads interface {
 	Update([]frontier.Entry) error
 	Get(job, url string) (frontier.Entry, error)
 	Entries(job string, s frontier.State, limit int) ([]frontier.Entry, error)
+}
+
+// HostReads is what the commands read and drop of what was learned about
+// each host.
+type HostReads interface {
 	States() ([]pace.State, error)
 	Forget(hosts ...string) (int, error)
 	RobotsCopies() ([]frontier.RobotsCopy, error)
+}
+
+// RunReads is what the commands read of the runs, and what the suite
+// writes to set them up.
+type RunReads interface {
 	Runs(limit int) ([]frontier.Run, error)
 	GetRun(id int64) (frontier.Run, error)
 	AddFetches([]frontier.Fetch) error
 	Fetches(runID int64) ([]frontier.Fetch, error)
 }
-
-var (
-	_ pace.StateStore   = Store(nil)
-	_ robotscache.Cache = Store(nil)
-)
 
 // Config is how the suite reaches the store under test.
 type Config struct {
