@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/store"
@@ -20,7 +21,7 @@ import (
 // name, the dead URLs' failure reasons and the hosts' last errors.
 func vocabReport() *report.Report {
 	start := fixedNow.Add(-time.Hour)
-	host := func(name, stopped, why, lastErr string) *report.HostStats {
+	host := func(name, stopped, why string, lastErr frontier.Reason) *report.HostStats {
 		return &report.HostStats{Host: name, Requests: 3, S2xx: 1, Errors: 2, DelayStartS: 3, DelayMaxS: 3, DelayEndS: 3,
 			FloorS: 0.5, FloorSource: "default", Robots: "parsed (200)", Stopped: stopped, StoppedReason: why, LastError: lastErr}
 	}
@@ -54,7 +55,7 @@ func vocabReport() *report.Report {
 
 // vocabDeadReasons are the reasons a URL dies for, as they are stored and
 // written.
-var vocabDeadReasons = []string{"timeout", "dns", "refused", "reset", "tls", "network", "too-large", "bad-encoding",
+var vocabDeadReasons = []frontier.Reason{"timeout", "dns", "refused", "reset", "tls", "network", "too-large", "bad-encoding",
 	"bad-headers", "bad-url", "http-404", "http-500", "bad-redirect", "redirect-scheme", "redirect-loop", "too-many-redirects"}
 
 // vocabDB is a fresh database holding vocabReport as its one run, and the
@@ -86,14 +87,14 @@ func vocabDB(t *testing.T) *store.DB {
 	}
 	at := r.Start.Add(time.Minute)
 	var es []store.Entry
-	add := func(state store.State, reason string, status int) {
+	add := func(state store.State, reason frontier.Reason, status int) {
 		es = append(es, store.Entry{URL: fmt.Sprintf("https://a.example/%d", len(es)), Host: "a.example", State: state,
 			Attempts: 1, Reason: reason, LastStatus: status, FetchedAt: at, NextAt: at})
 	}
 	for _, why := range vocabDeadReasons {
 		status := 0
 		if why == "http-404" || why == "http-500" {
-			fmt.Sscanf(why, "http-%d", &status)
+			fmt.Sscanf(string(why), "http-%d", &status)
 		}
 		add(store.Dead, why, status)
 	}

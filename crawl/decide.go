@@ -1,7 +1,6 @@
 package crawl
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
@@ -35,7 +34,7 @@ type situation struct {
 type decision struct {
 	outcome    outcome
 	state      frontier.State // the entry's state for now ("" for outRedirect: the redirect decides)
-	reason     string
+	reason     frontier.Reason
 	congestion bool // outRetry after a 429 or 503: wait the pacer's hold, not a backoff
 	failed     bool // no usable answer (a network error, 429, 5xx): a dead entry's manifest line has only its status
 }
@@ -57,29 +56,36 @@ func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) deci
 	case st >= 300 && st < 400:
 		return decision{outcome: outRedirect}
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
-		return failure(e, fmt.Sprintf("http-%d", st), true, s)
+		return failure(e, frontier.HTTPReason(st), true, s)
 	case st == 500 || st == 502 || st == 504:
-		return failure(e, fmt.Sprintf("http-%d", st), false, s)
+		return failure(e, frontier.HTTPReason(st), false, s)
 	default:
-		return decision{outcome: outDead, state: frontier.Dead, reason: fmt.Sprintf("http-%d", st)}
+		return decision{outcome: outDead, state: frontier.Dead, reason: frontier.HTTPReason(st)}
 	}
 }
 
 // failure decides between a hold, a retry and a dead letter for a failed
 // request.
-func failure(e frontier.Entry, reason string, congestion bool, s situation) decision {
+func failure(e frontier.Entry, reason frontier.Reason, congestion bool, s situation) decision {
 	d := failureOf(e, reason, congestion, s)
 	d.failed = true
 	return d
 }
 
-func failureOf(e frontier.Entry, reason string, congestion bool, s situation) decision {
+func failureOf(e frontier.Entry, reason frontier.Reason, congestion bool, s situation) decision {
 	retryable := true
 	switch reason {
-	case "too-large", "tls", "bad-url", "bad-headers", "bad-encoding":
-		retryable = false
-	case "private-address":
+	case frontier.ReasonTooLarge, frontier.ReasonTLS, frontier.ReasonBadURL, frontier.ReasonBadHeaders, frontier.ReasonBadEncoding:
+		retryable = false // the same request fails the same way
+	case frontier.ReasonPrivateAddress:
 		return decision{outcome: outExcluded, state: frontier.Excluded, reason: reason}
+	case frontier.ReasonDNS, frontier.ReasonRefused, frontier.ReasonReset, frontier.ReasonTimeout,
+		frontier.ReasonNetwork, frontier.ReasonCanceled:
+		// The network or the host may recover: retried.
+	case frontier.ReasonRobots, frontier.ReasonBadRedirect, frontier.ReasonRedirectScheme, frontier.ReasonRedirectLoop,
+		frontier.ReasonTooManyRedirects, frontier.ReasonSitemapUnchanged:
+		// Not a request's failure: no answer carries one. Retried, as
+		// any reason not named above (an HTTP status) is.
 	}
 	switch {
 	case s.deferred:
@@ -90,7 +96,7 @@ func failureOf(e frontier.Entry, reason string, congestion bool, s situation) de
 	case !retryable || e.Attempts >= s.maxAttempts:
 		return decision{outcome: outDead, state: frontier.Dead, reason: reason}
 	case !s.retryAllowed:
-		return decision{outcome: outRetrySpent, state: frontier.Deferred, reason: reason + " (retry budget spent)"}
+		return decision{outcome: outRetrySpent, state: frontier.Deferred, reason: reason.RetrySpent()}
 	}
 	return decision{outcome: outRetry, state: frontier.Queued, reason: reason, congestion: congestion}
 }

@@ -211,19 +211,19 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 		h.buf = h.buf[1:]
 		u, err := urls.Parse(e.URL)
 		if err != nil {
-			sc.ledger.finish(&e, frontier.Dead, "bad-url")
+			sc.ledger.finish(&e, frontier.Dead, frontier.ReasonBadURL)
 			continue
 		}
 		d := h.rb.Test(sc.agent, requestTarget(u))
 		if !d.Allowed {
 			h.stats.Excluded++
-			sc.ledger.finish(&e, frontier.Excluded, "robots")
+			sc.ledger.finish(&e, frontier.Excluded, frontier.ReasonRobots)
 			sc.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
 			sc.maps.excluded(e)
 			continue
 		}
 		if sc.maps.unchanged(e, sc.out.Has) {
-			sc.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
+			sc.ledger.finish(&e, frontier.NotModified, frontier.ReasonSitemapUnchanged)
 			continue
 		}
 		return e, true, nil

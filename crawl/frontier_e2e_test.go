@@ -215,7 +215,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 				t.Fatalf("Run: %v", err)
 			}
 			e := mustGet(t, db, cfg.Job, srv.URL+tt.path)
-			if e.State != tt.wantState || e.Reason != tt.wantReason || e.Attempts != tt.wantAttempts {
+			if e.State != tt.wantState || e.Reason.String() != tt.wantReason || e.Attempts != tt.wantAttempts {
 				t.Errorf("entry state %s reason %q attempts %d, want %s %q %d",
 					e.State, e.Reason, e.Attempts, tt.wantState, tt.wantReason, tt.wantAttempts)
 			}
@@ -232,7 +232,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 			wantExit := 0
 			if tt.wantState == store.Dead {
 				wantExit = 1
-				if len(rep.Dead) != 1 || rep.Dead[0].Reason != tt.wantReason {
+				if len(rep.Dead) != 1 || rep.Dead[0].Reason.String() != tt.wantReason {
 					t.Errorf("report dead = %+v, want one with reason %q", rep.Dead, tt.wantReason)
 				}
 			}
@@ -351,7 +351,7 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 				}
 			}
 			e := mustGet(t, db, cfg.Job, srv.URL+tt.final)
-			if e.State != tt.wantState || e.Reason != tt.reason {
+			if e.State != tt.wantState || e.Reason.String() != tt.reason {
 				t.Errorf("%s: state %s reason %q, want %s %q", tt.final, e.State, e.Reason, tt.wantState, tt.reason)
 			}
 			if rep.ExitCode != tt.wantExit {

@@ -22,7 +22,7 @@ func (sc *scheduler) handle(r result) {
 		return
 	}
 	e := r.entry
-	if r.resp.Reason == "canceled" {
+	if r.resp.Reason == frontier.ReasonCanceled {
 		// Cut by the end of the grace period: not the host's fault.
 		e.Attempts--
 		e.State = frontier.Queued

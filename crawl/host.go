@@ -32,6 +32,10 @@ type hold struct {
 	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
 }
 
+// entryReason is the reason the URLs the hold leaves keep: its sentence,
+// as free text.
+func (h hold) entryReason() frontier.Reason { return frontier.Reason(h.reason) }
+
 // leftover is the state a held host's URLs not served this run are left
 // in: queued to resume (no hold, a budget, the end of the run), excluded
 // (polite refused its address), or deferred (the site's own answers kept

@@ -200,7 +200,7 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 		for i := range es {
 			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.hold.until)
 			if state != frontier.Queued {
-				es[i].Reason = h.hold.reason
+				es[i].Reason = h.hold.entryReason()
 			}
 		}
 		if state == frontier.Queued {

@@ -34,7 +34,7 @@ func TestGoldenManifest(t *testing.T) {
 	moved := fetch.Response{Status: 301, TTFB: 80 * time.Millisecond, Header: http.Header{"Location": {"https://a.example/loop"}}}
 	tests := []struct {
 		state  frontier.State
-		reason string
+		reason frontier.Reason
 		resp   fetch.Response
 	}{
 		{frontier.Done, "", ok},

@@ -76,7 +76,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	ch := h.robots
 	first := ch.Hops == 0
 	next := ch.Add(r.resp)
-	if ch.Reason == "canceled" {
+	if ch.Reason == frontier.ReasonCanceled {
 		return
 	}
 	if first {
@@ -89,7 +89,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		return
 	}
 	h.robots = nil
-	if ch.Reason == "private-address" && ch.Hops == 0 {
+	if ch.Reason == frontier.ReasonPrivateAddress && ch.Hops == 0 {
 		// polite refused to dial the host: it is no seed's host and it
 		// resolves to a loopback, private or link-local address. That is
 		// polite's rule, not the host's state: the host gets no more

@@ -108,7 +108,7 @@ func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 		for _, e := range h.buf {
 			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
 			if state != frontier.Queued {
-				e.Reason = h.hold.reason
+				e.Reason = h.hold.entryReason()
 				sc.ledger.settle(e)
 			} else {
 				sc.ledger.change(e)

@@ -36,11 +36,11 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	case d.outcome == outDone:
 		st.Error = "no body"
 	case d.reason != "":
-		st.Error = "not read: " + d.reason
+		st.Error = "not read: " + d.reason.String()
 	case r.resp.Reason != "":
-		st.Error = "not read: " + r.resp.Reason
+		st.Error = "not read: " + r.resp.Reason.String()
 	default:
-		st.Error = fmt.Sprintf("not read: http-%d", r.resp.Status)
+		st.Error = "not read: " + frontier.HTTPReason(r.resp.Status).String()
 	}
 }
 

@@ -68,7 +68,7 @@ type Entry struct {
 	ETag         string
 	LastModified string
 	LastStatus   int
-	Reason       string // classified reason of the last failure or exclusion
+	Reason       Reason // why it is not done: the last failure, an exclusion, a hold
 	FetchedAt    time.Time
 	File         string // body path relative to the output folder
 	SHA256       string
@@ -109,7 +109,7 @@ type Fetch struct {
 	URL         string
 	Host        string
 	Status      int    // 0 for a network error
-	Reason      string // classified failure ("" on success)
+	Reason      Reason // the entry's reason after it ("" on success)
 	File        string // body path relative to the output folder, "" when none
 	SHA256      string
 	Bytes       int64

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
 )
@@ -53,43 +54,43 @@ type Totals struct {
 
 // DeadURL is a URL that failed for good.
 type DeadURL struct {
-	URL      string `json:"url"`
-	Reason   string `json:"reason"`
-	Attempts int    `json:"attempts"`
+	URL      string          `json:"url"`
+	Reason   frontier.Reason `json:"reason"`
+	Attempts int             `json:"attempts"`
 }
 
 // HostStats is one host's share of a run.
 type HostStats struct {
-	Host          string  `json:"host"`
-	Requests      int     `json:"requests"` // robots.txt included
-	S2xx          int     `json:"2xx"`
-	S304          int     `json:"304"`
-	S3xx          int     `json:"3xx"` // 304 not included
-	S4xx          int     `json:"4xx"` // 429 not included
-	S429          int     `json:"429"`
-	S5xx          int     `json:"5xx"` // 503 included
-	S503          int     `json:"503"`
-	Errors        int     `json:"errors"` // network errors and timeouts
-	Excluded      int     `json:"excluded_by_robots"`
-	Retries       int     `json:"retries"`
-	Bytes         int64   `json:"bytes"`
-	P50MS         float64 `json:"p50_ms"` // time to first byte
-	P95MS         float64 `json:"p95_ms"`
-	MaxMS         float64 `json:"max_ms"`
-	DelayStartS   float64 `json:"delay_start_s"`  // aged delay the run started from
-	StoredStartS  float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
-	DelayEndS     float64 `json:"delay_end_s"`    // aged delay at the end of the run
-	StoredEndS    float64 `json:"stored_end_s"`   // delay as saved at the end of the run
-	DelayMaxS     float64 `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
-	FloorS        float64 `json:"floor_s"`
-	FloorSource   string  `json:"floor_source"`
-	WaitS         float64 `json:"wait_s"` // time the host's URLs waited on pacing
-	RetryAfters   int     `json:"retry_after_waits"`
-	Robots        string  `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
-	Stopped       string  `json:"stopped"`              // why it got no more requests: one of the Stop values
-	StoppedReason string  `json:"stopped_reason"`       // the same for a person
-	LastError     string  `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
-	Timeline      []Point `json:"timeline,omitempty"`
+	Host          string          `json:"host"`
+	Requests      int             `json:"requests"` // robots.txt included
+	S2xx          int             `json:"2xx"`
+	S304          int             `json:"304"`
+	S3xx          int             `json:"3xx"` // 304 not included
+	S4xx          int             `json:"4xx"` // 429 not included
+	S429          int             `json:"429"`
+	S5xx          int             `json:"5xx"` // 503 included
+	S503          int             `json:"503"`
+	Errors        int             `json:"errors"` // network errors and timeouts
+	Excluded      int             `json:"excluded_by_robots"`
+	Retries       int             `json:"retries"`
+	Bytes         int64           `json:"bytes"`
+	P50MS         float64         `json:"p50_ms"` // time to first byte
+	P95MS         float64         `json:"p95_ms"`
+	MaxMS         float64         `json:"max_ms"`
+	DelayStartS   float64         `json:"delay_start_s"`  // aged delay the run started from
+	StoredStartS  float64         `json:"stored_start_s"` // stored delay before ageing, 0 if new
+	DelayEndS     float64         `json:"delay_end_s"`    // aged delay at the end of the run
+	StoredEndS    float64         `json:"stored_end_s"`   // delay as saved at the end of the run
+	DelayMaxS     float64         `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
+	FloorS        float64         `json:"floor_s"`
+	FloorSource   string          `json:"floor_source"`
+	WaitS         float64         `json:"wait_s"` // time the host's URLs waited on pacing
+	RetryAfters   int             `json:"retry_after_waits"`
+	Robots        string          `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
+	Stopped       string          `json:"stopped"`              // why it got no more requests: one of the Stop values
+	StoppedReason string          `json:"stopped_reason"`       // the same for a person
+	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
+	Timeline      []Point         `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 }
