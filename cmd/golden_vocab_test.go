@@ -21,7 +21,7 @@ import (
 // name, the dead URLs' failure reasons and the hosts' last errors.
 func vocabReport() *report.Report {
 	start := fixedNow.Add(-time.Hour)
-	host := func(name, stopped, why string, lastErr frontier.Reason) *report.HostStats {
+	host := func(name string, stopped frontier.Stop, why string, lastErr frontier.Reason) *report.HostStats {
 		return &report.HostStats{Host: name, Requests: 3, S2xx: 1, Errors: 2, DelayStartS: 3, DelayMaxS: 3, DelayEndS: 3,
 			FloorS: 0.5, FloorSource: "default", Robots: "parsed (200)", Stopped: stopped, StoppedReason: why, LastError: lastErr}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store"
 )
@@ -58,11 +59,11 @@ type runsDB interface {
 // and the counts of its report as numbers.
 type runJSON struct {
 	runRow
-	State        string         `json:"state"` // "ended", "running" or "died"
-	Stop         string         `json:"stop,omitempty"`
-	Totals       *report.Totals `json:"totals,omitempty"`
-	BudgetsBound []string       `json:"budgets_bound,omitempty"`
-	Unreachable  []string       `json:"unreachable,omitempty"` // hosts no request reached
+	State        string           `json:"state"` // "ended", "running" or "died"
+	Stop         frontier.RunStop `json:"stop,omitempty"`
+	Totals       *report.Totals   `json:"totals,omitempty"`
+	BudgetsBound []string         `json:"budgets_bound,omitempty"`
+	Unreachable  []string         `json:"unreachable,omitempty"` // hosts no request reached
 }
 
 // runsJSON adds to each run what its report says, read from db when it

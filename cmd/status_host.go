@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
@@ -57,7 +58,7 @@ type runStory struct {
 	DelayMaxS   float64       `json:"delay_max_s"`
 	DelayEndS   float64       `json:"delay_end_s"`
 	Robots      string        `json:"robots"`
-	Stopped     string        `json:"stopped"`
+	Stopped     frontier.Stop `json:"stopped"`
 	From        string        `json:"from"` // report (report.json), or fetches (the fetch records of a run that saved no report)
 	Signals     []storySignal `json:"signals"`
 }

@@ -27,9 +27,9 @@ const (
 // hold is a host's stop for the rest of the run.
 type hold struct {
 	kind   holdKind
-	code   string    // the report's stopped value: StopDeferred, StopBudget, ...
-	reason string    // as the report and the URLs' reason word it
-	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
+	code   frontier.Stop // the report's stopped value: StopDeferred, StopBudget, ...
+	reason string        // as the report and the URLs' reason word it
+	until  time.Time     // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
 }
 
 // entryReason is the reason the URLs the hold leaves keep: its sentence,
@@ -86,7 +86,7 @@ func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
 func (h *hostRun) held() bool { return h.hold.kind != holdNone }
 
 // stop holds the host for the rest of the run. Every stop goes through it.
-func (h *hostRun) stop(kind holdKind, code, reason string, until time.Time) {
+func (h *hostRun) stop(kind holdKind, code frontier.Stop, reason string, until time.Time) {
 	h.hold = hold{kind: kind, code: code, reason: reason, until: until}
 }
 
@@ -97,19 +97,19 @@ func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 // stopped value and a sentence: a host that never answered is
 // unreachable whatever else held it (unless polite refused its address);
 // one with URLs left and no hold of its own stopped with the run (runStop).
-func (h *hostRun) stopped(runStop string) (code, reason string) {
+func (h *hostRun) stopped(runStop frontier.Stop) (code frontier.Stop, reason string) {
 	switch {
 	case h.hold.kind == holdRefused:
 		return h.hold.code, h.hold.reason
 	case h.stats.NeverAnswered():
-		return report.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
+		return frontier.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
 			report.Plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
 	case h.held():
 		return h.hold.code, h.hold.reason
 	case h.hasWork():
 		return runStop, "run ended with URLs waiting"
 	}
-	return report.StopDone, "done"
+	return frontier.StopDone, "done"
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.
@@ -134,10 +134,10 @@ func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause
 		if until.Sub(now) <= sc.cfg.Pace.MaxRetryAfter {
 			return false
 		}
-		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
+		h.stop(holdDeferred, frontier.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
 		sc.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
-		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		h.stop(holdDeferred, frontier.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
 		sc.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
 		if sc.cfg.MaxDuration <= 0 || !until.After(sc.start.Add(sc.cfg.MaxDuration)) {
@@ -146,7 +146,7 @@ func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
-		h.stop(holdResume, report.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
+		h.stop(holdResume, frontier.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
 		sc.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true

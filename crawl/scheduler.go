@@ -47,8 +47,9 @@ type scheduler struct {
 	inflight  int
 	throttled int
 
-	stopReason string
-	fatal      error
+	stopped   frontier.RunStop // why dispatching stopped; "" until it does
+	stoppedBy string           // the budget that stopped it, for RunBudget
+	fatal     error
 }
 
 // newScheduler makes the scheduler of c's run; started completes it once
@@ -136,12 +137,12 @@ func (sc *scheduler) close() {
 // sitemaps.
 func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Start, rep.DurationS = sc.start, end.Sub(sc.start).Seconds()
-	rep.StopReason, rep.BudgetsBound = sc.stopReason, sc.budget.bound
-	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
-	rep.Stop = runStop(sc.stopReason)
-	if rep.StopReason == "" {
-		rep.StopReason, rep.Stop = "done", report.StopDone
+	stop := sc.stopped
+	if stop == "" {
+		stop = frontier.RunDone // nothing was left to do
 	}
+	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stopSentence(stop, sc.stoppedBy), sc.budget.bound
+	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		finishStats(s, h.latencies)
@@ -149,7 +150,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		s.StoredEndS = secs(sc.pacer.State(h.key).Delay)
 		f, src := sc.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		s.Stopped, s.StoppedReason = h.stopped(runStop(sc.stopReason))
+		s.Stopped, s.StoppedReason = h.stopped(stop.HostStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

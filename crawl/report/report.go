@@ -26,7 +26,7 @@ type Report struct {
 	End          time.Time        `json:"end"`
 	DurationS    float64          `json:"duration_s"`
 	ExitCode     int              `json:"exit_code"`
-	Stop         string           `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
+	Stop         frontier.RunStop `json:"stop"`                    // why the run ended: RunDone, RunBudget, RunInterrupted or RunError
 	StopReason   string           `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
 	BudgetsBound []string         `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
 	OutDir       string           `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
@@ -87,7 +87,7 @@ type HostStats struct {
 	WaitS         float64         `json:"wait_s"` // time the host's URLs waited on pacing
 	RetryAfters   int             `json:"retry_after_waits"`
 	Robots        string          `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
-	Stopped       string          `json:"stopped"`              // why it got no more requests: one of the Stop values
+	Stopped       frontier.Stop   `json:"stopped"`              // why it got no more requests: one of the frontier.Stop values
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
 	Timeline      []Point         `json:"timeline,omitempty"`
@@ -104,19 +104,6 @@ type Point struct {
 	RetryAfterS float64 `json:"retry_after,omitempty"` // Retry-After the response asked for
 }
 
-// The values of HostStats.Stopped: why a host got no more requests.
-const (
-	StopDone        = "done"               // every URL of the host had its answer
-	StopUnreachable = "unreachable"        // no request of the run was answered (refused, timed out, no DNS)
-	StopPrivate     = "private-address"    // polite refused its address
-	StopRobots      = "robots-unreachable" // robots.txt could not be read: its URLs wait for a later run
-	StopCrawlDelay  = "crawl-delay"        // its Crawl-delay is over --max-crawl-delay
-	StopDeferred    = "deferred"           // a Retry-After or rate-limit quota keeps it away past the run
-	StopBudget      = "budget"             // a budget or --max-duration ended its share with URLs waiting
-	StopInterrupted = "interrupted"        // a signal ended the run with URLs waiting
-	StopError       = "error"              // an error ended the run with URLs waiting
-)
-
 // NeverAnswered reports whether polite sent the host requests and none
 // got an answer: each was refused, timed out or found no address.
 func (h *HostStats) NeverAnswered() bool {
@@ -127,7 +114,7 @@ func (h *HostStats) NeverAnswered() bool {
 func (r *Report) Unreachable() []*HostStats {
 	var hs []*HostStats
 	for _, h := range r.Hosts {
-		if h.Stopped == StopUnreachable {
+		if h.Stopped == frontier.StopUnreachable {
 			hs = append(hs, h)
 		}
 	}
@@ -253,9 +240,9 @@ func (r *Report) writeStopped(b *strings.Builder) {
 	for _, h := range r.Hosts {
 		why := h.StoppedReason
 		if why == "" { // a report of an older polite: the reason was in Stopped
-			why = h.Stopped
+			why = h.Stopped.String()
 		}
-		if h.Stopped == "" || h.Stopped == StopDone || h.Stopped == StopUnreachable {
+		if !stoppedEarly(h.Stopped) {
 			continue
 		}
 		if stopped[why] == nil {
@@ -273,6 +260,20 @@ func (r *Report) writeStopped(b *strings.Builder) {
 		fmt.Fprintf(b, "  %d %s stopped (%s): %s\n", len(hs), Plural(len(hs), "host", "hosts"), why, names)
 	}
 
+}
+
+// stoppedEarly reports whether a host that stopped for s is listed as
+// stopped before its work was done: not when its work was done, nor when
+// it was unreachable (listed apart), nor when no stop was recorded.
+func stoppedEarly(s frontier.Stop) bool {
+	switch s {
+	case "", frontier.StopDone, frontier.StopUnreachable:
+		return false
+	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopDeferred,
+		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
+		return true
+	}
+	return true // a report of an older polite: its sentence
 }
 
 // backoffWhy says what made a host back off, for the text summary.
