@@ -28,7 +28,7 @@ func vocabReport() *report.Report {
 	r := &report.Report{
 		RunID: 1, Job: "vocab", Start: start, End: start.Add(10 * time.Minute), DurationS: 600, ExitCode: 1,
 		Stop: "budget", StopReason: "stopped by max-requests",
-		BudgetsBound: []string{"max-requests", "max-bytes", "max-duration", "max-per-host", "retry-budget"},
+		BudgetsBound: []frontier.Budget{"max-requests", "max-bytes", "max-duration", "max-per-host", "retry-budget"},
 		OutDir:       "/srv/crawl/vocab", RunDir: "/srv/crawl/vocab/runs/1",
 		Totals: report.Totals{Requests: 40, Done: 10, NotModified: 2, Excluded: 3, Dead: 16, Waiting: 9, Retries: 4, Throttled: 1, Bytes: 4096},
 		Hosts: []*report.HostStats{

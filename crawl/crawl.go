@@ -243,7 +243,7 @@ func summary(rep *report.Report) string {
 		fmt.Fprintf(&sum, ", %d %s unreachable", n, report.Plural(n, "host", "hosts"))
 	}
 	if len(rep.BudgetsBound) > 0 {
-		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
+		fmt.Fprintf(&sum, " (%s)", rep.Budgets())
 	}
 	return sum.String()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -291,9 +292,9 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	}
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
+func contains(bs []frontier.Budget, s string) bool {
+	for _, x := range bs {
+		if x.String() == s {
 			return true
 		}
 	}

@@ -114,7 +114,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 	case outRetrySpent:
 		e.State, e.Reason = d.state, d.reason
 		l.settle(e)
-		if sc.budget.bind("retry-budget") {
+		if sc.budget.bind(frontier.BudgetRetry) {
 			sc.log.Info("retry budget spent: failures wait for the next run", "retries", sc.budget.retries)
 		}
 	case outRetry:

@@ -109,7 +109,7 @@ func (sc *scheduler) stopping(ctx context.Context, now, deadline time.Time) bool
 	case ctx.Err() != nil:
 		sc.stop(frontier.RunInterrupted, "")
 	case !deadline.IsZero() && !now.Before(deadline):
-		sc.stop(frontier.RunBudget, "max-duration")
+		sc.stop(frontier.RunBudget, frontier.BudgetMaxDuration)
 	case sc.failure() != nil:
 		sc.stop(frontier.RunError, "")
 	}
@@ -231,7 +231,7 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 
 // stop ends dispatching for the run, for s; a budget that stops it counts
 // as bound.
-func (sc *scheduler) stop(s frontier.RunStop, budget string) {
+func (sc *scheduler) stop(s frontier.RunStop, budget frontier.Budget) {
 	if sc.stopped != "" {
 		return
 	}
@@ -245,10 +245,10 @@ func (sc *scheduler) stop(s frontier.RunStop, budget string) {
 // stopSentence is a run's stop s for a person, report.json's stop_reason:
 // "done", "interrupted", "error", "stopped by max-duration"; by is the
 // budget that stopped it.
-func stopSentence(s frontier.RunStop, by string) string {
+func stopSentence(s frontier.RunStop, by frontier.Budget) string {
 	switch s {
 	case frontier.RunBudget:
-		return "stopped by " + by
+		return "stopped by " + by.String()
 	case frontier.RunDone, frontier.RunInterrupted, frontier.RunError:
 		return s.String()
 	}

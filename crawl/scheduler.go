@@ -48,7 +48,7 @@ type scheduler struct {
 	throttled int
 
 	stopped   frontier.RunStop // why dispatching stopped; "" until it does
-	stoppedBy string           // the budget that stopped it, for RunBudget
+	stoppedBy frontier.Budget  // the budget that stopped it, for RunBudget
 	fatal     error
 }
 

@@ -20,23 +20,23 @@ import (
 // stored with the run, so that a past run can be rendered again as text
 // (WriteText) or as a page (WriteHTML).
 type Report struct {
-	RunID        int64            `json:"run_id"`
-	Job          string           `json:"job"`
-	Start        time.Time        `json:"start"`
-	End          time.Time        `json:"end"`
-	DurationS    float64          `json:"duration_s"`
-	ExitCode     int              `json:"exit_code"`
-	Stop         frontier.RunStop `json:"stop"`                    // why the run ended: RunDone, RunBudget, RunInterrupted or RunError
-	StopReason   string           `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
-	BudgetsBound []string         `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	OutDir       string           `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
-	RunDir       string           `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
-	Totals       Totals           `json:"totals"`
-	Hosts        []*HostStats     `json:"hosts"`
-	Rejected     []seeds.Rejected `json:"rejected_seeds,omitempty"`
-	Dead         []DeadURL        `json:"dead,omitempty"`
-	Frontier     map[string]int   `json:"frontier"`           // entries of the job by state at the end
-	Sitemaps     *Sitemaps        `json:"sitemaps,omitempty"` // with --sitemaps
+	RunID        int64             `json:"run_id"`
+	Job          string            `json:"job"`
+	Start        time.Time         `json:"start"`
+	End          time.Time         `json:"end"`
+	DurationS    float64           `json:"duration_s"`
+	ExitCode     int               `json:"exit_code"`
+	Stop         frontier.RunStop  `json:"stop"`                    // why the run ended: RunDone, RunBudget, RunInterrupted or RunError
+	StopReason   string            `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
+	BudgetsBound []frontier.Budget `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
+	OutDir       string            `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
+	RunDir       string            `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
+	Totals       Totals            `json:"totals"`
+	Hosts        []*HostStats      `json:"hosts"`
+	Rejected     []seeds.Rejected  `json:"rejected_seeds,omitempty"`
+	Dead         []DeadURL         `json:"dead,omitempty"`
+	Frontier     map[string]int    `json:"frontier"`           // entries of the job by state at the end
+	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"` // with --sitemaps
 }
 
 // Totals sums the hosts.
@@ -104,6 +104,16 @@ type Point struct {
 	RetryAfterS float64 `json:"retry_after,omitempty"` // Retry-After the response asked for
 }
 
+// Budgets lists the budgets that bound, as the summaries word them:
+// "max-duration, retry-budget".
+func (r *Report) Budgets() string {
+	names := make([]string, len(r.BudgetsBound))
+	for i, b := range r.BudgetsBound {
+		names[i] = b.String()
+	}
+	return strings.Join(names, ", ")
+}
+
 // NeverAnswered reports whether polite sent the host requests and none
 // got an answer: each was refused, timed out or found no address.
 func (h *HostStats) NeverAnswered() bool {
@@ -165,7 +175,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		t.Requests, Plural(t.Requests, "request", "requests"), len(r.Hosts), Plural(len(r.Hosts), "host", "hosts"),
 		rate, t.Retries, Plural(t.Retries, "retry", "retries"), t.Throttled, HumanBytes(t.Bytes))
 	if len(r.BudgetsBound) > 0 {
-		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
+		fmt.Fprintf(&b, "  budgets reached: %s\n", r.Budgets())
 	}
 
 	r.Sitemaps.writeText(&b)
