@@ -61,7 +61,7 @@ func (sc *scheduler) budgetAllows(h *hostRun) bool {
 		return false
 	}
 	if sc.budget.hostSpent(h.requests) {
-		h.stop(holdResume, frontier.StopBudget, frontier.BudgetMaxPerHost.String()+" budget", time.Time{})
+		h.stop(leaveResume, frontier.StopBudget, frontier.BudgetMaxPerHost.String()+" budget", time.Time{})
 		return false
 	}
 	return true

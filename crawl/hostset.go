@@ -114,7 +114,7 @@ func (s *hostSet) learned(now time.Time) []pace.State {
 		if !s.writes(st.Host, now) {
 			continue
 		}
-		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.kind != holdRefused) || h.stats.StoredStartS > 0 {
+		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.leave != leaveRefused) || h.stats.StoredStartS > 0 {
 			sts = append(sts, st)
 		}
 	}

@@ -105,7 +105,7 @@ func (sc *scheduler) closeWarc() error {
 func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 	var leaveErr error
 	for _, h := range sc.hosts.byKey {
-		state := h.hold.kind.leftover()
+		state := h.hold.leave.leftover()
 		for _, e := range h.buf {
 			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
 			if state != frontier.Queued {
