@@ -17,7 +17,6 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
-	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
@@ -292,9 +291,9 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	}
 }
 
-func contains(bs []frontier.Budget, s string) bool {
-	for _, x := range bs {
-		if x.String() == s {
+func contains[T ~string](ss []T, s string) bool {
+	for _, x := range ss {
+		if string(x) == s {
 			return true
 		}
 	}

@@ -94,7 +94,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		// resolves to a loopback, private or link-local address. That is
 		// polite's rule, not the host's state: the host gets no more
 		// requests, and its URLs end the run excluded (leftover).
-		h.stop(leaveRefused, frontier.StopPrivate, "private-address", time.Time{})
+		h.stop(leaveRefused, frontier.StopPrivate, frontier.ReasonPrivateAddress.String(), time.Time{})
 		h.stats.Robots = "refused: private address"
 		sc.log.Info("host refused: private address", "host", h.key)
 		return
