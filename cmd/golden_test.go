@@ -143,7 +143,7 @@ func fixtureRuns() []*report.Report {
 	start2 := fixedNow.Add(-2 * time.Hour)
 	second := &report.Report{
 		Job: "nightly", Start: start2, End: start2.Add(50 * time.Minute), DurationS: 3000, ExitCode: 1,
-		StopReason: "stopped by max-duration", BudgetsBound: []string{"max-duration", "retry-budget"}, OutDir: "/srv/crawl/nightly",
+		StopReason: "stopped by max-duration", BudgetsBound: []frontier.Budget{frontier.BudgetMaxDuration, frontier.BudgetRetry}, OutDir: "/srv/crawl/nightly",
 		Totals: report.Totals{Requests: 311, Done: 240, NotModified: 38, Excluded: 1, Dead: 7, Waiting: 25, Retries: 12, Throttled: 9, Bytes: 14 << 20},
 		Hosts: []*report.HostStats{
 			{Host: "api.example.org", Requests: 130, S2xx: 110, S304: 10, S429: 8, S5xx: 1, S503: 1, Retries: 9, P50MS: 120, P95MS: 480, MaxMS: 950,

@@ -28,11 +28,11 @@ type jobStatus struct {
 }
 
 type deadRow struct {
-	URL        string    `json:"url"`
-	Reason     string    `json:"reason"`
-	Attempts   int       `json:"attempts"`
-	LastStatus int       `json:"last_status,omitempty"`
-	FetchedAt  time.Time `json:"fetched_at,omitzero"`
+	URL        string          `json:"url"`
+	Reason     frontier.Reason `json:"reason"`
+	Attempts   int             `json:"attempts"`
+	LastStatus int             `json:"last_status,omitempty"`
+	FetchedAt  time.Time       `json:"fetched_at,omitzero"`
 }
 
 // jobStates is the order states are listed in.

@@ -58,11 +58,11 @@ type runsDB interface {
 // and the counts of its report as numbers.
 type runJSON struct {
 	runRow
-	State        string         `json:"state"` // "ended", "running" or "died"
-	Stop         string         `json:"stop,omitempty"`
-	Totals       *report.Totals `json:"totals,omitempty"`
-	BudgetsBound []string       `json:"budgets_bound,omitempty"`
-	Unreachable  []string       `json:"unreachable,omitempty"` // hosts no request reached
+	State        string            `json:"state"` // "ended", "running" or "died"
+	Stop         frontier.RunStop  `json:"stop,omitempty"`
+	Totals       *report.Totals    `json:"totals,omitempty"`
+	BudgetsBound []frontier.Budget `json:"budgets_bound,omitempty"`
+	Unreachable  []string          `json:"unreachable,omitempty"` // hosts no request reached
 }
 
 // runsJSON adds to each run what its report says, read from db when it

@@ -58,7 +58,7 @@ type runStory struct {
 	DelayMaxS   float64       `json:"delay_max_s"`
 	DelayEndS   float64       `json:"delay_end_s"`
 	Robots      string        `json:"robots"`
-	Stopped     string        `json:"stopped"`
+	Stopped     frontier.Stop `json:"stopped"`
 	From        string        `json:"from"` // report (report.json), or fetches (the fetch records of a run that saved no report)
 	Signals     []storySignal `json:"signals"`
 }

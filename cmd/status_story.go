@@ -83,7 +83,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 		r.Start.In(loc).Format("2006-01-02 15:04 MST"), ended)
 	fmt.Fprintf(w, "  %d %s: %d x 429, %d x 503, %d network %s; delay %s -> %s -> %s; robots.txt %s; stopped: %s\n",
 		r.Requests, plural(r.Requests, "request", "requests"), r.S429, r.S503, r.Errors, plural(r.Errors, "error", "errors"),
-		report.HumanSeconds(r.DelayStartS), report.HumanSeconds(r.DelayMaxS), report.HumanSeconds(r.DelayEndS), or(r.Robots, "-"), or(r.Stopped, "-"))
+		report.HumanSeconds(r.DelayStartS), report.HumanSeconds(r.DelayMaxS), report.HumanSeconds(r.DelayEndS), or(r.Robots, "-"), or(r.Stopped.String(), "-"))
 	if len(r.Signals) == 0 {
 		_, err := fmt.Fprintln(w, "  no signals: no refusal, no network error, no pause, no delay raised")
 		return err

@@ -1,6 +1,10 @@
 package crawl
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
 
 // budgets counts what a run spends against its limits: requests, bytes
 // and retries (which successes earn). Only the loop goroutine touches it.
@@ -10,17 +14,17 @@ type budgets struct {
 	bytes     int64
 	successes int
 	retries   int
-	bound     []string // the budgets that bound, in the order they did
+	bound     []frontier.Budget // the budgets that bound, in the order they did
 }
 
-// spent names the run-wide budget that is spent ("max-requests",
-// "max-bytes"), or "" while both last.
-func (b *budgets) spent() string {
+// spent names the run-wide budget that is spent (BudgetMaxRequests,
+// BudgetMaxBytes), or "" while both last.
+func (b *budgets) spent() frontier.Budget {
 	switch {
 	case b.cfg.MaxRequests > 0 && b.requests >= b.cfg.MaxRequests:
-		return "max-requests"
+		return frontier.BudgetMaxRequests
 	case b.cfg.MaxBytes > 0 && b.bytes >= b.cfg.MaxBytes:
-		return "max-bytes"
+		return frontier.BudgetMaxBytes
 	}
 	return ""
 }
@@ -31,7 +35,7 @@ func (b *budgets) hostSpent(n int) bool {
 	if b.cfg.MaxPerHost <= 0 || n < b.cfg.MaxPerHost {
 		return false
 	}
-	b.bind("max-per-host")
+	b.bind(frontier.BudgetMaxPerHost)
 	return true
 }
 
@@ -42,7 +46,7 @@ func (b *budgets) retryAllowed() bool {
 }
 
 // bind records that a budget bound; it reports whether it is the first time.
-func (b *budgets) bind(name string) bool {
+func (b *budgets) bind(name frontier.Budget) bool {
 	if slices.Contains(b.bound, name) {
 		return false
 	}

@@ -365,7 +365,7 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 		t.Fatalf("first run: exit %d, %d done, %d waiting; want 0, 2, 2", rep.ExitCode, rep.Totals.Done, rep.Totals.Waiting)
 	}
 	away := mustGet(t, db, cfg.Job, awaySrv.URL+"/x")
-	if away.State != frontier.Deferred || !strings.Contains(away.Reason, "Crawl-delay") {
+	if away.State != frontier.Deferred || !strings.Contains(away.Reason.String(), "Crawl-delay") {
 		t.Errorf("URL of the skipped host: state %s reason %q, want deferred with the Crawl-delay", away.State, away.Reason)
 	}
 

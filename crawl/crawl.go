@@ -235,18 +235,6 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
 }
 
-// runStop is the stopped value of a host the end of a run stopped for
-// reason (its stopReason) left with URLs.
-func runStop(reason string) string {
-	switch reason {
-	case "interrupted":
-		return report.StopInterrupted
-	case "error":
-		return report.StopError
-	}
-	return report.StopBudget
-}
-
 // summary is the report in one line, as the runs table keeps it.
 func summary(rep *report.Report) string {
 	var sum strings.Builder
@@ -256,7 +244,7 @@ func summary(rep *report.Report) string {
 		fmt.Fprintf(&sum, ", %d %s unreachable", n, report.Plural(n, "host", "hosts"))
 	}
 	if len(rep.BudgetsBound) > 0 {
-		fmt.Fprintf(&sum, " (%s)", strings.Join(rep.BudgetsBound, ", "))
+		fmt.Fprintf(&sum, " (%s)", rep.Budgets())
 	}
 	return sum.String()
 }

@@ -1,26 +1,26 @@
 package crawl
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// outcome is what an answer means for the entry it answers.
-type outcome int
+// fate is what an answer means for the entry it answers. (pace.Outcome is
+// another thing: how the request went, which the pacer learns from.)
+type fate int
 
 const (
-	outUnwritten   outcome = iota // the body could not be written: queued again, the attempt uncounted, the run stops
-	outNotModified                // 304: the body on disk is still current
-	outDone                       // 2xx: the body is kept and its links follow
-	outRedirect                   // 3xx: the target goes into the frontier
-	outDead                       // a final failure
-	outExcluded                   // polite refused the host's address
-	outHeld                       // a Retry-After keeps it: deferred, or queued for the next run
-	outRetry                      // queued again after a backoff
-	outRetrySpent                 // deferred: the run's retry budget is spent
+	fateUnwritten   fate = iota // the body could not be written: queued again, the attempt uncounted, the run stops
+	fateNotModified             // 304: the body on disk is still current
+	fateDone                    // 2xx: the body is kept and its links follow
+	fateRedirect                // 3xx: the target goes into the frontier
+	fateDead                    // a final failure
+	fateExcluded                // polite refused the host's address
+	fateHeld                    // a Retry-After keeps it: deferred, or queued for the next run
+	fateRetry                   // queued again after a backoff
+	fateRetrySpent              // deferred: the run's retry budget is spent
 )
 
 // situation is what decide needs to know beyond the answer itself.
@@ -33,10 +33,10 @@ type situation struct {
 
 // decision is what decide makes of an answer.
 type decision struct {
-	outcome    outcome
-	state      frontier.State // the entry's state for now ("" for outRedirect: the redirect decides)
-	reason     string
-	congestion bool // outRetry after a 429 or 503: wait the pacer's hold, not a backoff
+	fate       fate
+	state      frontier.State // the entry's state for now ("" for fateRedirect: the redirect decides)
+	reason     frontier.Reason
+	congestion bool // fateRetry after a 429 or 503: wait the pacer's hold, not a backoff
 	failed     bool // no usable answer (a network error, 429, 5xx): a dead entry's manifest line has only its status
 }
 
@@ -45,52 +45,59 @@ type decision struct {
 // write its body. It reads no clock and touches no state.
 func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) decision {
 	if werr != nil {
-		return decision{outcome: outUnwritten, state: frontier.Queued}
+		return decision{fate: fateUnwritten, state: frontier.Queued}
 	}
 	switch st := resp.Status; {
 	case resp.Err != nil:
 		return failure(e, resp.Reason, false, s)
 	case st == http.StatusNotModified:
-		return decision{outcome: outNotModified, state: frontier.NotModified}
+		return decision{fate: fateNotModified, state: frontier.NotModified}
 	case st >= 200 && st < 300:
-		return decision{outcome: outDone, state: frontier.Done}
+		return decision{fate: fateDone, state: frontier.Done}
 	case st >= 300 && st < 400:
-		return decision{outcome: outRedirect}
+		return decision{fate: fateRedirect}
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
-		return failure(e, fmt.Sprintf("http-%d", st), true, s)
+		return failure(e, frontier.HTTPReason(st), true, s)
 	case st == 500 || st == 502 || st == 504:
-		return failure(e, fmt.Sprintf("http-%d", st), false, s)
+		return failure(e, frontier.HTTPReason(st), false, s)
 	default:
-		return decision{outcome: outDead, state: frontier.Dead, reason: fmt.Sprintf("http-%d", st)}
+		return decision{fate: fateDead, state: frontier.Dead, reason: frontier.HTTPReason(st)}
 	}
 }
 
 // failure decides between a hold, a retry and a dead letter for a failed
 // request.
-func failure(e frontier.Entry, reason string, congestion bool, s situation) decision {
+func failure(e frontier.Entry, reason frontier.Reason, congestion bool, s situation) decision {
 	d := failureOf(e, reason, congestion, s)
 	d.failed = true
 	return d
 }
 
-func failureOf(e frontier.Entry, reason string, congestion bool, s situation) decision {
+func failureOf(e frontier.Entry, reason frontier.Reason, congestion bool, s situation) decision {
 	retryable := true
 	switch reason {
-	case "too-large", "tls", "bad-url", "bad-headers", "bad-encoding":
-		retryable = false
-	case "private-address":
-		return decision{outcome: outExcluded, state: frontier.Excluded, reason: reason}
+	case frontier.ReasonTooLarge, frontier.ReasonTLS, frontier.ReasonBadURL, frontier.ReasonBadHeaders, frontier.ReasonBadEncoding:
+		retryable = false // the same request fails the same way
+	case frontier.ReasonPrivateAddress:
+		return decision{fate: fateExcluded, state: frontier.Excluded, reason: reason}
+	case frontier.ReasonDNS, frontier.ReasonRefused, frontier.ReasonReset, frontier.ReasonTimeout,
+		frontier.ReasonNetwork, frontier.ReasonCanceled:
+		// The network or the host may recover: retried.
+	case frontier.ReasonRobots, frontier.ReasonBadRedirect, frontier.ReasonRedirectScheme, frontier.ReasonRedirectLoop,
+		frontier.ReasonTooManyRedirects, frontier.ReasonSitemapUnchanged:
+		// Not a request's failure: no answer carries one. Retried, as
+		// any reason not named above (an HTTP status) is.
 	}
 	switch {
 	case s.deferred:
-		return decision{outcome: outHeld, state: frontier.Deferred, reason: reason}
+		return decision{fate: fateHeld, state: frontier.Deferred, reason: reason}
 	case s.heldToResume:
 		// The run's end holds it: the next run resumes it.
-		return decision{outcome: outHeld, state: frontier.Queued, reason: reason}
+		return decision{fate: fateHeld, state: frontier.Queued, reason: reason}
 	case !retryable || e.Attempts >= s.maxAttempts:
-		return decision{outcome: outDead, state: frontier.Dead, reason: reason}
+		return decision{fate: fateDead, state: frontier.Dead, reason: reason}
 	case !s.retryAllowed:
-		return decision{outcome: outRetrySpent, state: frontier.Deferred, reason: reason + " (retry budget spent)"}
+		return decision{fate: fateRetrySpent, state: frontier.Deferred, reason: reason.RetrySpent()}
 	}
-	return decision{outcome: outRetry, state: frontier.Queued, reason: reason, congestion: congestion}
+	return decision{fate: fateRetry, state: frontier.Queued, reason: reason, congestion: congestion}
 }

@@ -25,53 +25,53 @@ func TestDecide(t *testing.T) {
 		want     decision
 	}{
 		{"body not written", 1, fetch.Response{Status: 200}, errors.New("disk full"), ok,
-			decision{outcome: outUnwritten, state: frontier.Queued}},
+			decision{fate: fateUnwritten, state: frontier.Queued}},
 		{"200 done", 1, fetch.Response{Status: 200}, nil, ok,
-			decision{outcome: outDone, state: frontier.Done}},
+			decision{fate: fateDone, state: frontier.Done}},
 		{"204 done", 1, fetch.Response{Status: 204}, nil, ok,
-			decision{outcome: outDone, state: frontier.Done}},
+			decision{fate: fateDone, state: frontier.Done}},
 		{"304 not modified", 1, fetch.Response{Status: 304}, nil, ok,
-			decision{outcome: outNotModified, state: frontier.NotModified}},
+			decision{fate: fateNotModified, state: frontier.NotModified}},
 		{"301 redirect", 1, fetch.Response{Status: 301}, nil, ok,
-			decision{outcome: outRedirect}},
+			decision{fate: fateRedirect}},
 		{"404 dead at once", 1, fetch.Response{Status: 404}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "http-404"}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "http-404"}},
 		{"410 dead even with attempts left", 1, fetch.Response{Status: 410}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "http-410"}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "http-410"}},
 		{"500 retried", 1, fetch.Response{Status: 500}, nil, ok,
-			decision{outcome: outRetry, state: frontier.Queued, reason: "http-500", failed: true}},
+			decision{fate: fateRetry, state: frontier.Queued, reason: "http-500", failed: true}},
 		{"502 dead after the last attempt", 3, fetch.Response{Status: 502}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "http-502", failed: true}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "http-502", failed: true}},
 		{"429 retried on the pacer's hold", 1, fetch.Response{Status: 429}, nil, ok,
-			decision{outcome: outRetry, state: frontier.Queued, reason: "http-429", congestion: true, failed: true}},
+			decision{fate: fateRetry, state: frontier.Queued, reason: "http-429", congestion: true, failed: true}},
 		{"503 retried on the pacer's hold", 2, fetch.Response{Status: 503}, nil, ok,
-			decision{outcome: outRetry, state: frontier.Queued, reason: "http-503", congestion: true, failed: true}},
+			decision{fate: fateRetry, state: frontier.Queued, reason: "http-503", congestion: true, failed: true}},
 		{"503 beyond --max-retry-after deferred", 1, fetch.Response{Status: 503}, nil,
 			situation{maxAttempts: 3, retryAllowed: true, deferred: true},
-			decision{outcome: outHeld, state: frontier.Deferred, reason: "http-503", failed: true}},
+			decision{fate: fateHeld, state: frontier.Deferred, reason: "http-503", failed: true}},
 		{"429 past the run's end left queued", 1, fetch.Response{Status: 429}, nil,
 			situation{maxAttempts: 3, retryAllowed: true, heldToResume: true},
-			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
+			decision{fate: fateHeld, state: frontier.Queued, reason: "http-429", failed: true}},
 		{"held even on the last attempt", 3, fetch.Response{Status: 429}, nil,
 			situation{maxAttempts: 3, heldToResume: true},
-			decision{outcome: outHeld, state: frontier.Queued, reason: "http-429", failed: true}},
+			decision{fate: fateHeld, state: frontier.Queued, reason: "http-429", failed: true}},
 		{"timeout retried", 1, fetch.Response{Err: netErr, Reason: "timeout"}, nil, ok,
-			decision{outcome: outRetry, state: frontier.Queued, reason: "timeout", failed: true}},
+			decision{fate: fateRetry, state: frontier.Queued, reason: "timeout", failed: true}},
 		{"retry budget spent", 1, fetch.Response{Err: netErr, Reason: "reset"}, nil,
 			situation{maxAttempts: 3},
-			decision{outcome: outRetrySpent, state: frontier.Deferred, reason: "reset (retry budget spent)", failed: true}},
+			decision{fate: fateRetrySpent, state: frontier.Deferred, reason: "reset (retry budget spent)", failed: true}},
 		{"last attempt dead before the budget counts", 3, fetch.Response{Err: netErr, Reason: "reset"}, nil,
 			situation{maxAttempts: 3},
-			decision{outcome: outDead, state: frontier.Dead, reason: "reset", failed: true}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "reset", failed: true}},
 		{"too large never retried", 1, fetch.Response{Err: netErr, Reason: "too-large"}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "too-large", failed: true}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "too-large", failed: true}},
 		{"tls never retried", 1, fetch.Response{Err: netErr, Reason: "tls"}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "tls", failed: true}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "tls", failed: true}},
 		{"bad headers never retried", 1, fetch.Response{Err: netErr, Reason: "bad-headers"}, nil, ok,
-			decision{outcome: outDead, state: frontier.Dead, reason: "bad-headers", failed: true}},
+			decision{fate: fateDead, state: frontier.Dead, reason: "bad-headers", failed: true}},
 		{"private address excluded", 1, fetch.Response{Err: netErr, Reason: "private-address"}, nil,
 			situation{maxAttempts: 3, deferred: true},
-			decision{outcome: outExcluded, state: frontier.Excluded, reason: "private-address", failed: true}},
+			decision{fate: fateExcluded, state: frontier.Excluded, reason: "private-address", failed: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 }
 
 // TestHoldLeftover: the state a held host's URLs are left in comes from the
-// hold's kind alone, whatever its reason says.
+// hold's leaveKind alone, whatever its reason says.
 func TestHoldLeftover(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -97,16 +97,16 @@ func TestHoldLeftover(t *testing.T) {
 		want frontier.State
 	}{
 		{"no hold", hold{}, frontier.Queued},
-		{"max-per-host resumes", hold{kind: holdResume, reason: "max-per-host budget"}, frontier.Queued},
-		{"run's end resumes", hold{kind: holdResume, reason: "waiting: Retry-After beyond the end of the run"}, frontier.Queued},
-		{"site deferral", hold{kind: holdDeferred, reason: "deferred: Retry-After beyond --max-retry-after"}, frontier.Deferred},
-		{"refused address", hold{kind: holdRefused, reason: "private-address"}, frontier.Excluded},
-		{"refused, worded otherwise", hold{kind: holdRefused, reason: "refused: loopback"}, frontier.Excluded},
-		{"deferred, worded like a refusal", hold{kind: holdDeferred, reason: "private-address"}, frontier.Deferred},
+		{"max-per-host resumes", hold{leave: leaveResume, reason: "max-per-host budget"}, frontier.Queued},
+		{"run's end resumes", hold{leave: leaveResume, reason: "waiting: Retry-After beyond the end of the run"}, frontier.Queued},
+		{"site deferral", hold{leave: leaveDeferred, reason: "deferred: Retry-After beyond --max-retry-after"}, frontier.Deferred},
+		{"refused address", hold{leave: leaveRefused, reason: "private-address"}, frontier.Excluded},
+		{"refused, worded otherwise", hold{leave: leaveRefused, reason: "refused: loopback"}, frontier.Excluded},
+		{"deferred, worded like a refusal", hold{leave: leaveDeferred, reason: "private-address"}, frontier.Deferred},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.h.kind.leftover(); got != tt.want {
+			if got := tt.h.leave.leftover(); got != tt.want {
 				t.Errorf("leftover = %s, want %s", got, tt.want)
 			}
 		})

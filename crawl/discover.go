@@ -42,31 +42,31 @@ func (d *discovery) found(e frontier.Entry, links []*url.URL, now time.Time) []f
 // there is no Location or it leaves --scope): a scheme other than
 // http(s), an unusable Location, a chain longer than maxHops, or a loop
 // back into its own chain.
-func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, string) {
+func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, frontier.Reason) {
 	if loc == "" {
 		return nil, ""
 	}
-	refuse := func(reason string, args ...any) (*frontier.Entry, string) {
+	refuse := func(reason frontier.Reason, args ...any) (*frontier.Entry, frontier.Reason) {
 		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", urls.Clip(urls.Redact(loc), 200), "reason", reason}, args...)...)
 		return nil, reason
 	}
 	ref, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
-		return refuse("bad-redirect", "err", urls.Redact(err.Error()))
+		return refuse(frontier.ReasonBadRedirect, "err", urls.Redact(err.Error()))
 	}
 	if s := strings.ToLower(from.ResolveReference(ref).Scheme); s != "http" && s != "https" {
-		return refuse("redirect-scheme", "scheme", s)
+		return refuse(frontier.ReasonRedirectScheme, "scheme", s)
 	}
 	u, err := urls.Resolve(from, loc)
 	if err != nil {
-		return refuse("bad-redirect", "err", err)
+		return refuse(frontier.ReasonBadRedirect, "err", err)
 	}
 	target := u.String()
 	if d.inChain(e, target) {
-		return refuse("redirect-loop")
+		return refuse(frontier.ReasonRedirectLoop)
 	}
 	if e.Hops+1 > maxHops {
-		return refuse("too-many-redirects", "hops", e.Hops+1)
+		return refuse(frontier.ReasonTooManyRedirects, "hops", e.Hops+1)
 	}
 	if e.Depth > 0 && !urls.InScope(d.scope, from, u) {
 		// A link found on a page may not leave --scope by redirecting;

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -24,7 +23,7 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	// it; the next pass starts after the last host served in this one.
 	s := sc.hosts
 	n, first := len(s.ring), s.next
-	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopReason == ""; i++ {
+	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopped == ""; i++ {
 		h := s.byKey[s.ring[(first+i)%n]]
 		if h.held() || !h.hasWork() {
 			sc.release(h, now)
@@ -58,11 +57,11 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 // run budget stops the run, a spent --max-per-host holds the host.
 func (sc *scheduler) budgetAllows(h *hostRun) bool {
 	if name := sc.budget.spent(); name != "" {
-		sc.stop("budget", name)
+		sc.stop(frontier.RunBudget, name)
 		return false
 	}
 	if sc.budget.hostSpent(h.requests) {
-		h.stop(holdResume, report.StopBudget, "max-per-host budget", time.Time{})
+		h.stop(leaveResume, frontier.StopBudget, frontier.BudgetMaxPerHost.String()+" budget", time.Time{})
 		return false
 	}
 	return true
@@ -119,7 +118,7 @@ func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
 	c, err := sc.shared.Claim(h.key, now, sc.pacer.Delay(h.key, now))
 	if err != nil {
 		sc.fatal = fmt.Errorf("claim the pace of %s: %w", h.key, err)
-		sc.stop("error", "")
+		sc.stop(frontier.RunError, "")
 		return time.Time{}, false
 	}
 	switch {
@@ -210,19 +209,19 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 		h.buf = h.buf[1:]
 		u, err := urls.Parse(e.URL)
 		if err != nil {
-			sc.ledger.finish(&e, frontier.Dead, "bad-url")
+			sc.ledger.finish(&e, frontier.Dead, frontier.ReasonBadURL)
 			continue
 		}
 		d := h.rb.Test(sc.agent, requestTarget(u))
 		if !d.Allowed {
 			h.stats.Excluded++
-			sc.ledger.finish(&e, frontier.Excluded, "robots")
+			sc.ledger.finish(&e, frontier.Excluded, frontier.ReasonRobots)
 			sc.log.Debug("excluded by robots.txt", "url", e.URL, "rule", d.Rule, "line", d.RuleLine)
 			sc.maps.excluded(e)
 			continue
 		}
 		if sc.maps.unchanged(e, sc.out.Has) {
-			sc.ledger.finish(&e, frontier.NotModified, "unchanged (sitemap lastmod)")
+			sc.ledger.finish(&e, frontier.NotModified, frontier.ReasonSitemapUnchanged)
 			continue
 		}
 		return e, true, nil

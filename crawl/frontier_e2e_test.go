@@ -216,7 +216,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 				t.Fatalf("Run: %v", err)
 			}
 			e := mustGet(t, db, cfg.Job, srv.URL+tt.path)
-			if e.State != tt.wantState || e.Reason != tt.wantReason || e.Attempts != tt.wantAttempts {
+			if e.State != tt.wantState || e.Reason.String() != tt.wantReason || e.Attempts != tt.wantAttempts {
 				t.Errorf("entry state %s reason %q attempts %d, want %s %q %d",
 					e.State, e.Reason, e.Attempts, tt.wantState, tt.wantReason, tt.wantAttempts)
 			}
@@ -233,7 +233,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 			wantExit := 0
 			if tt.wantState == frontier.Dead {
 				wantExit = 1
-				if len(rep.Dead) != 1 || rep.Dead[0].Reason != tt.wantReason {
+				if len(rep.Dead) != 1 || rep.Dead[0].Reason.String() != tt.wantReason {
 					t.Errorf("report dead = %+v, want one with reason %q", rep.Dead, tt.wantReason)
 				}
 			}
@@ -292,9 +292,9 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	}
 }
 
-func contains(ss []string, s string) bool {
+func contains[T ~string](ss []T, s string) bool {
 	for _, x := range ss {
-		if x == s {
+		if string(x) == s {
 			return true
 		}
 	}
@@ -352,7 +352,7 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 				}
 			}
 			e := mustGet(t, db, cfg.Job, srv.URL+tt.final)
-			if e.State != tt.wantState || e.Reason != tt.reason {
+			if e.State != tt.wantState || e.Reason.String() != tt.reason {
 				t.Errorf("%s: state %s reason %q, want %s %q", tt.final, e.State, e.Reason, tt.wantState, tt.reason)
 			}
 			if rep.ExitCode != tt.wantExit {

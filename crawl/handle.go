@@ -22,7 +22,7 @@ func (sc *scheduler) handle(r result) {
 		return
 	}
 	e := r.entry
-	if r.resp.Reason == "canceled" {
+	if r.resp.Reason == frontier.ReasonCanceled {
 		// Cut by the end of the grace period: not the host's fault.
 		e.Attempts--
 		e.State = frontier.Queued
@@ -38,7 +38,7 @@ func (sc *scheduler) handle(r result) {
 		maxAttempts:  sc.cfg.MaxAttempts,
 		retryAllowed: sc.budget.retryAllowed(),
 		deferred:     v.Defer,
-		heldToResume: h.hold.kind == holdResume && !h.hold.until.IsZero(),
+		heldToResume: h.hold.leave == leaveResume && !h.hold.until.IsZero(),
 	})
 	sc.apply(h, e, r, d, v, now)
 	if e.Kind != frontier.Page && sc.maps != nil {
@@ -50,14 +50,14 @@ func (sc *scheduler) handle(r result) {
 // apply carries out what decide made of an answer for entry e.
 func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pace.Verdict, now time.Time) {
 	l := sc.ledger
-	switch d.outcome {
-	case outUnwritten:
+	switch d.fate {
+	case fateUnwritten:
 		sc.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
 		sc.log.Error("stopping: cannot write bodies", "err", r.werr)
 		e.State = frontier.Queued
 		e.Attempts--
 		l.change(e)
-	case outNotModified:
+	case fateNotModified:
 		// The body on disk is still current: the entry keeps its file,
 		// hash and size, and takes any validators the 304 sends.
 		e.FetchedAt = now
@@ -70,7 +70,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
-	case outDone:
+	case fateDone:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(r.resp.Body))
 		e.ETag, e.LastModified = r.resp.Header.Get("ETag"), r.resp.Header.Get("Last-Modified")
 		sc.budget.bytes += e.Bytes
@@ -80,7 +80,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		for _, ne := range sc.links.found(e, r.links, now) {
 			l.add(ne)
 		}
-	case outRedirect:
+	case fateRedirect:
 		e.FetchedAt = now
 		sc.budget.successes++
 		ne, refused := sc.links.redirect(e, r.url, r.resp.Header.Get("Location"), now)
@@ -93,7 +93,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 			l.add(*ne)
 		}
 		l.writeManifest(e, r.resp, r.delay, now)
-	case outDead:
+	case fateDead:
 		e.FetchedAt = now
 		l.finish(&e, d.state, d.reason)
 		if d.failed {
@@ -101,9 +101,9 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		} else {
 			l.writeManifest(e, r.resp, r.delay, now)
 		}
-	case outExcluded:
+	case fateExcluded:
 		l.finish(&e, d.state, d.reason)
-	case outHeld:
+	case fateHeld:
 		// Not before the server's Retry-After, in this run or the next.
 		e.State, e.Reason, e.NextAt = d.state, d.reason, later(e.NextAt, h.hold.until)
 		if d.state == frontier.Deferred {
@@ -111,13 +111,13 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		} else {
 			l.change(e)
 		}
-	case outRetrySpent:
+	case fateRetrySpent:
 		e.State, e.Reason = d.state, d.reason
 		l.settle(e)
-		if sc.budget.bind("retry-budget") {
+		if sc.budget.bind(frontier.BudgetRetry) {
 			sc.log.Info("retry budget spent: failures wait for the next run", "retries", sc.budget.retries)
 		}
-	case outRetry:
+	case fateRetry:
 		sc.retry(h, e, d, v, now)
 	}
 }

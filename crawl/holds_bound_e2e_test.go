@@ -44,7 +44,7 @@ func TestStoredWaitBoundedByMaxHold(t *testing.T) {
 	if n := s.total(); n != 0 {
 		t.Errorf("first run made %d requests to a host held by a stored wait; want 0", n)
 	}
-	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped, "deferred") {
+	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped.String(), "deferred") {
 		t.Errorf("first run: hosts %+v, want one deferred", rep.Hosts)
 	}
 	if got := strings.Count(logs.String(), "stored hold cut"); got != 1 {

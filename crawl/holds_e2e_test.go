@@ -84,7 +84,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 	if s.count("/ra") != 1 || s.count("/p2") != 0 || s.count("/p3") != 0 {
 		t.Fatalf("first run requested /ra %d, /p2 %d, /p3 %d times; want 1, 0, 0", s.count("/ra"), s.count("/p2"), s.count("/p3"))
 	}
-	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped, "deferred") {
+	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped.String(), "deferred") {
 		t.Errorf("first run: host stopped %q, want deferred", rep.Hosts[0].Stopped)
 	}
 	e, err := db.Get("test", srv.URL+"/ra")
@@ -100,7 +100,7 @@ func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 	if got := s.total() - before; got != 0 {
 		t.Errorf("second run, started at once, made %d requests to a host that asked for an hour's rest", got)
 	}
-	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped, "deferred") || rep.ExitCode != 0 {
+	if len(rep.Hosts) != 1 || !strings.HasPrefix(rep.Hosts[0].Stopped.String(), "deferred") || rep.ExitCode != 0 {
 		t.Errorf("second run: host stopped %q, exit %d; want deferred and exit 0", rep.Hosts[0].Stopped, rep.ExitCode)
 	}
 }

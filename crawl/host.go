@@ -12,25 +12,30 @@ import (
 	"github.com/polite-crawler/polite/robots"
 )
 
-// holdKind says why a host gets no more requests this run, and so what its
-// URLs not served become: it, never the hold's message, decides the state
-// saved (leftover).
-type holdKind int
+// leaveKind says why a host gets no more requests this run, and so how it
+// leaves its URLs not served: it, never the hold's message nor its
+// stopped value, decides the state saved (leftover). (report.HoldKind is
+// another thing: a pause drawn on a host's timeline.)
+type leaveKind int
 
 const (
-	holdNone     holdKind = iota
-	holdResume            // a budget or the run's end: the URLs stay queued, to resume
-	holdDeferred          // the site's own answers keep it back: deferred for a later run
-	holdRefused           // polite refused its address: the URLs are excluded
+	leaveNone     leaveKind = iota
+	leaveResume             // a budget or the run's end: the URLs stay queued, to resume
+	leaveDeferred           // the site's own answers keep it back: deferred for a later run
+	leaveRefused            // polite refused its address: the URLs are excluded
 )
 
 // hold is a host's stop for the rest of the run.
 type hold struct {
-	kind   holdKind
-	code   string    // the report's stopped value: StopDeferred, StopBudget, ...
-	reason string    // as the report and the URLs' reason word it
-	until  time.Time // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
+	leave  leaveKind     // what becomes of its URLs
+	code   frontier.Stop // the report's stopped value: StopDeferred, StopBudget, ...
+	reason string        // as the report and the URLs' reason word it
+	until  time.Time     // a Retry-After (or exhausted quota) the host's URLs keep, across runs; zero for none
 }
+
+// entryReason is the reason the URLs the hold leaves keep: its sentence,
+// as free text.
+func (h hold) entryReason() frontier.Reason { return frontier.Reason(h.reason) }
 
 // leftover is the state a held host's URLs not served this run are left
 // in: queued to resume (no hold, a budget, the end of the run), excluded
@@ -38,11 +43,11 @@ type hold struct {
 // them back: robots.txt unreachable, a long Retry-After, a Crawl-delay over
 // the limit), which a next run tries again without counting this pass as
 // cut short.
-func (k holdKind) leftover() frontier.State {
+func (k leaveKind) leftover() frontier.State {
 	switch k {
-	case holdRefused:
+	case leaveRefused:
 		return frontier.Excluded
-	case holdDeferred:
+	case leaveDeferred:
 		return frontier.Deferred
 	}
 	return frontier.Queued
@@ -79,11 +84,11 @@ type hostRun struct {
 func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
 
 // held reports whether the host gets no more requests this run.
-func (h *hostRun) held() bool { return h.hold.kind != holdNone }
+func (h *hostRun) held() bool { return h.hold.leave != leaveNone }
 
 // stop holds the host for the rest of the run. Every stop goes through it.
-func (h *hostRun) stop(kind holdKind, code, reason string, until time.Time) {
-	h.hold = hold{kind: kind, code: code, reason: reason, until: until}
+func (h *hostRun) stop(leave leaveKind, code frontier.Stop, reason string, until time.Time) {
+	h.hold = hold{leave: leave, code: code, reason: reason, until: until}
 }
 
 // active reports whether the host has work it may still be given.
@@ -93,19 +98,19 @@ func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 // stopped value and a sentence: a host that never answered is
 // unreachable whatever else held it (unless polite refused its address);
 // one with URLs left and no hold of its own stopped with the run (runStop).
-func (h *hostRun) stopped(runStop string) (code, reason string) {
+func (h *hostRun) stopped(runStop frontier.Stop) (code frontier.Stop, reason string) {
 	switch {
-	case h.hold.kind == holdRefused:
+	case h.hold.leave == leaveRefused:
 		return h.hold.code, h.hold.reason
 	case h.stats.NeverAnswered():
-		return report.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
+		return frontier.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
 			report.Plural(h.stats.Requests, "request", "requests"), h.stats.LastError)
 	case h.held():
 		return h.hold.code, h.hold.reason
 	case h.hasWork():
 		return runStop, "run ended with URLs waiting"
 	}
-	return report.StopDone, "done"
+	return frontier.StopDone, "done"
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.
@@ -130,10 +135,10 @@ func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause
 		if until.Sub(now) <= sc.cfg.Pace.MaxRetryAfter {
 			return false
 		}
-		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
+		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
 		sc.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
-		h.stop(holdDeferred, report.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
+		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
 		sc.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
 		if sc.cfg.MaxDuration <= 0 || !until.After(sc.start.Add(sc.cfg.MaxDuration)) {
@@ -142,7 +147,7 @@ func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
-		h.stop(holdResume, report.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
+		h.stop(leaveResume, frontier.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
 		sc.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true

@@ -168,7 +168,7 @@ func bodyFiles(t *testing.T, dir string) []string {
 func keys(m map[string]frontier.Entry) []string {
 	var out []string
 	for k, e := range m {
-		out = append(out, k+" "+string(e.State)+" "+e.Reason)
+		out = append(out, k+" "+string(e.State)+" "+e.Reason.String())
 	}
 	return out
 }

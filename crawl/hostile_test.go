@@ -377,7 +377,7 @@ func runHostile(t *testing.T, tests []hostileCase) {
 					}
 				case false:
 					t.Errorf("%s not in the frontier; want %s %q; frontier: %v", p, w.state, w.reason, keys(got))
-				case string(e.State) != w.state || (w.reason != "" && e.Reason != w.reason):
+				case string(e.State) != w.state || (w.reason != "" && e.Reason.String() != w.reason):
 					t.Errorf("%s: %s %q, want %s %q", p, e.State, e.Reason, w.state, w.reason)
 				}
 			}

@@ -43,7 +43,7 @@ func TestHostileHeaderBytes(t *testing.T) {
 	}
 	for p, w := range want {
 		e, ok := got[base+p]
-		if g := string(e.State) + " " + e.Reason; !ok || g != w {
+		if g := string(e.State) + " " + e.Reason.String(); !ok || g != w {
 			t.Errorf("%s: %q (in frontier: %v), want %q", p, g, ok, w)
 		}
 	}

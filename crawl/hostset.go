@@ -117,7 +117,7 @@ func (s *hostSet) learned(now time.Time) []pace.State {
 		if !s.writes(st.Host, now) {
 			continue
 		}
-		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.kind != holdRefused) || h.stats.StoredStartS > 0 {
+		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.leave != leaveRefused) || h.stats.StoredStartS > 0 {
 			sts = append(sts, st)
 		}
 	}
@@ -203,7 +203,7 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 		for i := range es {
 			es[i].State, es[i].NextAt = state, later(es[i].NextAt, h.hold.until)
 			if state != frontier.Queued {
-				es[i].Reason = h.hold.reason
+				es[i].Reason = h.hold.entryReason()
 			}
 		}
 		if state == frontier.Queued {

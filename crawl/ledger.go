@@ -47,7 +47,7 @@ func (l *ledger) settle(e frontier.Entry) {
 
 // finish gives e its final state and reason for this run and records it;
 // a dead entry joins the dead list.
-func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason string) {
+func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason frontier.Reason) {
 	e.State, e.Reason = s, reason
 	l.settle(*e)
 	if s == frontier.Dead {
@@ -57,17 +57,17 @@ func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason string) {
 
 // manifestLine is one line of manifest.jsonl.
 type manifestLine struct {
-	URL         string  `json:"url"`
-	Status      int     `json:"status"`
-	File        string  `json:"file,omitempty"`
-	SHA256      string  `json:"sha256,omitempty"`
-	Bytes       int64   `json:"bytes"`
-	ContentType string  `json:"content_type,omitempty"`
-	FetchedAt   string  `json:"fetched_at"`
-	LatencyMS   float64 `json:"latency_ms"`
-	Attempts    int     `json:"attempts"`
-	Location    string  `json:"location,omitempty"`
-	Reason      string  `json:"reason,omitempty"`
+	URL         string          `json:"url"`
+	Status      int             `json:"status"`
+	File        string          `json:"file,omitempty"`
+	SHA256      string          `json:"sha256,omitempty"`
+	Bytes       int64           `json:"bytes"`
+	ContentType string          `json:"content_type,omitempty"`
+	FetchedAt   string          `json:"fetched_at"`
+	LatencyMS   float64         `json:"latency_ms"`
+	Attempts    int             `json:"attempts"`
+	Location    string          `json:"location,omitempty"`
+	Reason      frontier.Reason `json:"reason,omitempty"`
 }
 
 // writeManifest appends the final fetch of an entry to manifest.jsonl and

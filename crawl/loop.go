@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // paceSaveEvery is how often a running crawl writes every host's pace
@@ -42,8 +43,8 @@ func (sc *scheduler) loop(ctx context.Context) error {
 			return err
 		}
 		sc.tick(&t, now)
-		if sc.inflight == 0 && (stopping || (wake.IsZero() && !sc.hosts.stale && sc.stopReason == "")) {
-			if stopping || sc.stopReason != "" {
+		if sc.inflight == 0 && (stopping || (wake.IsZero() && !sc.hosts.stale && sc.stopped == "")) {
+			if stopping || sc.stopped != "" {
 				break
 			}
 			// Nothing eligible and nothing in flight: make sure the
@@ -63,7 +64,7 @@ func (sc *scheduler) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		if sc.stopReason != "" && !stopping {
+		if sc.stopped != "" && !stopping {
 			continue
 		}
 		sc.wait(ctx, now, wake, deadline, stopping, graceC, cancelFetch)
@@ -105,13 +106,13 @@ func (sc *scheduler) othersWork(now time.Time) (time.Time, error) {
 func (sc *scheduler) stopping(ctx context.Context, now, deadline time.Time) bool {
 	switch {
 	case ctx.Err() != nil:
-		sc.stop("interrupted", "")
+		sc.stop(frontier.RunInterrupted, "")
 	case !deadline.IsZero() && !now.Before(deadline):
-		sc.stop("budget", "max-duration")
+		sc.stop(frontier.RunBudget, frontier.BudgetMaxDuration)
 	case sc.failure() != nil:
-		sc.stop("error", "")
+		sc.stop(frontier.RunError, "")
 	}
-	return sc.stopReason != ""
+	return sc.stopped != ""
 }
 
 // step commits what the last results decided, then starts what may start
@@ -227,17 +228,30 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 	}
 }
 
-// stop ends dispatching for the run; a budget that stops it counts as bound.
-func (sc *scheduler) stop(reason, budget string) {
-	if sc.stopReason != "" {
+// stop ends dispatching for the run, for s; a budget that stops it counts
+// as bound.
+func (sc *scheduler) stop(s frontier.RunStop, budget frontier.Budget) {
+	if sc.stopped != "" {
 		return
 	}
-	sc.stopReason = reason
+	sc.stopped, sc.stoppedBy = s, budget
 	if budget != "" {
-		sc.stopReason = "stopped by " + budget
 		sc.budget.bind(budget)
 		sc.log.Info("budget reached", "budget", budget)
 	}
+}
+
+// stopSentence is a run's stop s for a person, report.json's stop_reason:
+// "done", "interrupted", "error", "stopped by max-duration"; by is the
+// budget that stopped it.
+func stopSentence(s frontier.RunStop, by frontier.Budget) string {
+	switch s {
+	case frontier.RunBudget:
+		return "stopped by " + by.String()
+	case frontier.RunDone, frontier.RunInterrupted, frontier.RunError:
+		return s.String()
+	}
+	return s.String()
 }
 
 // progress is a snapshot for the progress display.

@@ -285,7 +285,7 @@ func TestRobotsTimeoutEndToEnd(t *testing.T) {
 	}
 	h := hostReport(t, rep, s.host())
 	if tot := rep.Totals; tot.Waiting != 2 || tot.Dead != 0 || rep.ExitCode != 1 ||
-		h.Stopped != report.StopUnreachable || !strings.Contains(h.Robots, "unreachable (timeout)") {
+		h.Stopped != "unreachable" || !strings.Contains(h.Robots, "unreachable (timeout)") {
 		t.Errorf("waiting %d dead %d exit %d, host stopped %q, robots %q; want 2 waiting, 0 dead, exit 1, unreachable, robots unreachable (timeout)",
 			tot.Waiting, tot.Dead, rep.ExitCode, h.Stopped, h.Robots)
 	}

@@ -76,7 +76,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	ch := h.robots
 	first := ch.Hops == 0
 	next := ch.Add(r.resp)
-	if ch.Reason == "canceled" {
+	if ch.Reason == frontier.ReasonCanceled {
 		return
 	}
 	if first {
@@ -89,12 +89,12 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		return
 	}
 	h.robots = nil
-	if ch.Reason == "private-address" && ch.Hops == 0 {
+	if ch.Reason == frontier.ReasonPrivateAddress && ch.Hops == 0 {
 		// polite refused to dial the host: it is no seed's host and it
 		// resolves to a loopback, private or link-local address. That is
 		// polite's rule, not the host's state: the host gets no more
 		// requests, and its URLs end the run excluded (leftover).
-		h.stop(holdRefused, report.StopPrivate, "private-address", time.Time{})
+		h.stop(leaveRefused, frontier.StopPrivate, frontier.ReasonPrivateAddress.String(), time.Time{})
 		h.stats.Robots = "refused: private address"
 		sc.log.Info("host refused: private address", "host", h.key)
 		return
@@ -113,7 +113,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	// Until robots.txt is known every request to the host is a robots.txt
 	// fetch, so h.requests counts the attempts.
 	if h.requests >= sc.cfg.MaxAttempts {
-		h.stop(holdDeferred, report.StopRobots, how+": URLs wait for the next run", time.Time{})
+		h.stop(leaveDeferred, frontier.StopRobots, how+": URLs wait for the next run", time.Time{})
 		h.stats.Robots = h.hold.reason
 		sc.log.Info("robots.txt unreachable: host left for the next run", "host", h.key, "status", how, "attempts", h.requests)
 		return
@@ -144,7 +144,7 @@ func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	sc.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
 	sc.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
 	if sc.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > sc.cfg.MaxCrawlDelay {
-		h.stop(holdDeferred, report.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, sc.cfg.MaxCrawlDelay), time.Time{})
+		h.stop(leaveDeferred, frontier.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, sc.cfg.MaxCrawlDelay), time.Time{})
 		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
 	sc.maps.robotsSitemaps(h, sc.clock.Now())

@@ -68,8 +68,9 @@ type scheduler struct {
 	inflight  int
 	throttled int
 
-	stopReason string
-	fatal      error
+	stopped   frontier.RunStop // why dispatching stopped; "" until it does
+	stoppedBy frontier.Budget  // the budget that stopped it, for RunBudget
+	fatal     error
 }
 
 // newScheduler makes the scheduler of c's run; started completes it once
@@ -130,11 +131,11 @@ func (sc *scheduler) closeWarc() error {
 func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 	var leaveErr error
 	for _, h := range sc.hosts.byKey {
-		state := h.hold.kind.leftover()
+		state := h.hold.leave.leftover()
 		for _, e := range h.buf {
 			e.State, e.NextAt = state, later(e.NextAt, h.hold.until)
 			if state != frontier.Queued {
-				e.Reason = h.hold.reason
+				e.Reason = h.hold.entryReason()
 				sc.ledger.settle(e)
 			} else {
 				sc.ledger.change(e)
@@ -162,12 +163,12 @@ func (sc *scheduler) close() {
 // sitemaps.
 func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Start, rep.DurationS = sc.start, end.Sub(sc.start).Seconds()
-	rep.StopReason, rep.BudgetsBound = sc.stopReason, sc.budget.bound
-	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
-	rep.Stop = runStop(sc.stopReason)
-	if rep.StopReason == "" {
-		rep.StopReason, rep.Stop = "done", report.StopDone
+	stop := sc.stopped
+	if stop == "" {
+		stop = frontier.RunDone // nothing was left to do
 	}
+	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stopSentence(stop, sc.stoppedBy), sc.budget.bound
+	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		finishStats(s, h.latencies)
@@ -175,7 +176,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		s.StoredEndS = secs(sc.pacer.State(h.key).Delay)
 		f, src := sc.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = secs(f), string(src)
-		s.Stopped, s.StoppedReason = h.stopped(runStop(sc.stopReason))
+		s.Stopped, s.StoppedReason = h.stopped(stop.HostStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

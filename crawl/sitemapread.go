@@ -29,18 +29,18 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	}
 	st.Status = answered(r.resp)
 	switch {
-	case d.outcome == outNotModified:
+	case d.fate == fateNotModified:
 		return
-	case d.outcome == outDone && r.sitemap != nil:
+	case d.fate == fateDone && r.sitemap != nil:
 		m.read(st, e, r.sitemap, now)
-	case d.outcome == outDone:
+	case d.fate == fateDone:
 		st.Error = "no body"
 	case d.reason != "":
-		st.Error = "not read: " + d.reason
+		st.Error = "not read: " + d.reason.String()
 	case r.resp.Reason != "":
-		st.Error = "not read: " + r.resp.Reason
+		st.Error = "not read: " + r.resp.Reason.String()
 	default:
-		st.Error = fmt.Sprintf("not read: http-%d", r.resp.Status)
+		st.Error = "not read: " + frontier.HTTPReason(r.resp.Status).String()
 	}
 }
 

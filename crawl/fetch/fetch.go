@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -78,7 +79,7 @@ type Response struct {
 	TTFB     time.Duration
 	Duration time.Duration
 	Err      error
-	Reason   string // classified failure: "" on an HTTP answer
+	Reason   frontier.Reason // classified failure: "" on an HTTP answer
 
 	// Capture is what a WARC record keeps of the exchange, when the
 	// client keeps exchanges and the body was read (whole or cut at the
@@ -169,7 +170,7 @@ func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http
 	}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, Response{Err: err, Reason: "bad-url"}
+		return nil, Response{Err: err, Reason: frontier.ReasonBadURL}
 	}
 	req.Header.Set("User-Agent", f.ua)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
@@ -328,7 +329,7 @@ func (p *peekReader) Read(b []byte) (int, error) {
 }
 
 // Classify names a failure the way the report and the frontier record it.
-func Classify(err error) string {
+func Classify(err error) frontier.Reason {
 	var (
 		dnsErr  *net.DNSError
 		certErr *tls.CertificateVerificationError
@@ -337,27 +338,27 @@ func Classify(err error) string {
 	)
 	switch {
 	case errors.Is(err, ErrTooLarge):
-		return "too-large"
+		return frontier.ReasonTooLarge
 	case errors.Is(err, ErrPrivate):
-		return "private-address"
+		return frontier.ReasonPrivateAddress
 	case errors.Is(err, ErrBadEncoding):
-		return "bad-encoding"
+		return frontier.ReasonBadEncoding
 	case errors.Is(err, context.Canceled):
-		return "canceled"
+		return frontier.ReasonCanceled
 	case errors.As(err, &dnsErr):
-		return "dns"
+		return frontier.ReasonDNS
 	case errors.As(err, &certErr), errors.As(err, &recErr):
-		return "tls"
+		return frontier.ReasonTLS
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "refused"
+		return frontier.ReasonRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "reset"
+		return frontier.ReasonReset
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timeout"
+		return frontier.ReasonTimeout
 	case strings.Contains(err.Error(), "header"):
-		return "bad-headers"
+		return frontier.ReasonBadHeaders
 	}
-	return "network"
+	return frontier.ReasonNetwork
 }
 
 // GetRobots fetches a robots.txt: like get, but a body over

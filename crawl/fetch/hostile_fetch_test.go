@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -87,7 +88,7 @@ func TestReadBody(t *testing.T) {
 		truncate bool
 		announce int64 // Content-Length when not 0; the body's length otherwise
 		want     []byte
-		wantErr  string // a classify reason
+		wantErr  frontier.Reason // a classify reason
 	}{
 		{name: "the largest int64 limit keeps the body whole", body: text, max: math.MaxInt64, want: text},
 		{name: "the largest int64 limit, gzip", encoding: "gzip", body: gz, max: math.MaxInt64, want: text},
@@ -143,7 +144,7 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
-func classifyOrNil(err error) string {
+func classifyOrNil(err error) frontier.Reason {
 	if err == nil {
 		return "nil"
 	}
@@ -221,7 +222,7 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want string
+		want frontier.Reason
 	}{
 		{"too large", fmt.Errorf("x: %w", ErrTooLarge), "too-large"},
 		{"private", fmt.Errorf("dial: %w 10.0.0.1", ErrPrivate), "private-address"},

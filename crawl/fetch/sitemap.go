@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/sitemap"
 )
 
@@ -30,7 +31,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 		if len(body.peek(1)) > 0 {
 			zr, err := gzip.NewReader(body)
 			if err != nil {
-				r.Err, r.Reason = decodeErr(err), "bad-encoding"
+				r.Err, r.Reason = decodeErr(err), frontier.ReasonBadEncoding
 				return r, nil
 			}
 			defer zr.Close()

@@ -3,6 +3,24 @@
 // cached robots.txt copies and the crawl lock's holder. crawl declares the
 // Store it needs in these types; store/ (SQLite today, another database
 // later) implements it without importing crawl.
+//
+// It also holds the crawl's vocabularies, the words a run stores and
+// writes: Reason (why an entry or a fetch did not end done), Stop (why a
+// host got no more requests), RunStop (why a run stopped) and Budget (a
+// limit a run spends against). Each is a string type whose constants are
+// the values polite interprets; its text is exactly what the database,
+// manifest.jsonl, report.json and polite status hold, and reading it back
+// keeps any text, known or not (an older polite's report, a hold's
+// sentence).
+//
+// A Reason is one type that carries both the classified values and free
+// text, rather than a code and a separate detail: the frontier's reason
+// column, a fetch record's and every JSON reason are one string today,
+// which a split would have to join and cut apart again in each store and
+// for every row already written; the free text (a host's hold as the
+// report words it, "timeout (retry budget spent)") is only ever written,
+// while what the crawl decides on is a constant (or HTTPReason) compared
+// as such. Classified tells the two apart.
 package frontier
 
 import (
@@ -50,7 +68,7 @@ type Entry struct {
 	ETag         string
 	LastModified string
 	LastStatus   int
-	Reason       string // classified reason of the last failure or exclusion
+	Reason       Reason // why it is not done: the last failure, an exclusion, a hold
 	FetchedAt    time.Time
 	File         string // body path relative to the output folder
 	SHA256       string
@@ -91,7 +109,7 @@ type Fetch struct {
 	URL         string
 	Host        string
 	Status      int    // 0 for a network error
-	Reason      string // classified failure ("" on success)
+	Reason      Reason // the entry's reason after it ("" on success)
 	File        string // body path relative to the output folder, "" when none
 	SHA256      string
 	Bytes       int64

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strings"
 )
 
 // WriteHTML writes report.html: one self-contained page (no scripts, fonts,
@@ -38,7 +37,6 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"dur":      HumanDuration,
 	"bytes":    HumanBytes,
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"join":     strings.Join,
 	"plural":   Plural,
 	"hostAt":   func(i int, h *hostView) hostAnchor { return hostAnchor{i, h} },
 }).Parse(`{{define "hostcell"}}<a href="#host-{{.I}}">{{.H.Host}}</a>{{with .H.Trouble.String}} <span class="tag">{{.}}</span>{{end}}{{end}}` + `<!doctype html>
@@ -76,7 +74,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <body>
 <header>
 <h1>polite report: job {{.Job}}, run {{.RunID}}</h1>
-<p class="meta">{{.Start.Format "2006-01-02 15:04:05 MST"}} to {{.End.Format "15:04:05"}} ({{dur .DurationS}}); stopped: {{.StopReason}}{{if .BudgetsBound}} (budgets reached: {{join .BudgetsBound ", "}}){{end}}; exit code {{.ExitCode}}, {{.Outcome}}.</p>
+<p class="meta">{{.Start.Format "2006-01-02 15:04:05 MST"}} to {{.End.Format "15:04:05"}} ({{dur .DurationS}}); stopped: {{.StopReason}}{{if .BudgetsBound}} (budgets reached: {{.Budgets}}){{end}}; exit code {{.ExitCode}}, {{.Outcome}}.</p>
 </header>
 <ul class="cards">
 <li><b>{{.Totals.Done}}</b><span>done</span></li>

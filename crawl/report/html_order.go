@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"sort"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -62,7 +63,7 @@ func (r *Report) hostsByTrouble() []*hostView {
 			v.Trouble = TroubleThrottled
 		case v.Dead > 0 || h.Requests > 0 && !v.Answered:
 			v.Trouble = TroubleDead
-		case h.Stopped != "" && h.Stopped != "done":
+		case h.Stopped != "" && h.Stopped != frontier.StopDone:
 			v.Trouble = TroubleSkipped
 		}
 		vs = append(vs, v)

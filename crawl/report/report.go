@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
 )
@@ -19,23 +20,23 @@ import (
 // stored with the run, so that a past run can be rendered again as text
 // (WriteText) or as a page (WriteHTML).
 type Report struct {
-	RunID        int64            `json:"run_id"`
-	Job          string           `json:"job"`
-	Start        time.Time        `json:"start"`
-	End          time.Time        `json:"end"`
-	DurationS    float64          `json:"duration_s"`
-	ExitCode     int              `json:"exit_code"`
-	Stop         string           `json:"stop"`                    // why the run ended: StopDone, StopBudget, StopInterrupted or StopError
-	StopReason   string           `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
-	BudgetsBound []string         `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
-	OutDir       string           `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
-	RunDir       string           `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
-	Totals       Totals           `json:"totals"`
-	Hosts        []*HostStats     `json:"hosts"`
-	Rejected     []seeds.Rejected `json:"rejected_seeds,omitempty"`
-	Dead         []DeadURL        `json:"dead,omitempty"`
-	Frontier     map[string]int   `json:"frontier"`           // entries of the job by state at the end
-	Sitemaps     *Sitemaps        `json:"sitemaps,omitempty"` // with --sitemaps
+	RunID        int64             `json:"run_id"`
+	Job          string            `json:"job"`
+	Start        time.Time         `json:"start"`
+	End          time.Time         `json:"end"`
+	DurationS    float64           `json:"duration_s"`
+	ExitCode     int               `json:"exit_code"`
+	Stop         frontier.RunStop  `json:"stop"`                    // why the run ended: RunDone, RunBudget, RunInterrupted or RunError
+	StopReason   string            `json:"stop_reason"`             // the same for a person: "done", "interrupted", "stopped by max-duration"
+	BudgetsBound []frontier.Budget `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
+	OutDir       string            `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
+	RunDir       string            `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
+	Totals       Totals            `json:"totals"`
+	Hosts        []*HostStats      `json:"hosts"`
+	Rejected     []seeds.Rejected  `json:"rejected_seeds,omitempty"`
+	Dead         []DeadURL         `json:"dead,omitempty"`
+	Frontier     map[string]int    `json:"frontier"`           // entries of the job by state at the end
+	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"` // with --sitemaps
 }
 
 // Totals sums the hosts.
@@ -53,43 +54,43 @@ type Totals struct {
 
 // DeadURL is a URL that failed for good.
 type DeadURL struct {
-	URL      string `json:"url"`
-	Reason   string `json:"reason"`
-	Attempts int    `json:"attempts"`
+	URL      string          `json:"url"`
+	Reason   frontier.Reason `json:"reason"`
+	Attempts int             `json:"attempts"`
 }
 
 // HostStats is one host's share of a run.
 type HostStats struct {
-	Host          string  `json:"host"`
-	Requests      int     `json:"requests"` // robots.txt included
-	S2xx          int     `json:"2xx"`
-	S304          int     `json:"304"`
-	S3xx          int     `json:"3xx"` // 304 not included
-	S4xx          int     `json:"4xx"` // 429 not included
-	S429          int     `json:"429"`
-	S5xx          int     `json:"5xx"` // 503 included
-	S503          int     `json:"503"`
-	Errors        int     `json:"errors"` // network errors and timeouts
-	Excluded      int     `json:"excluded_by_robots"`
-	Retries       int     `json:"retries"`
-	Bytes         int64   `json:"bytes"`
-	P50MS         float64 `json:"p50_ms"` // time to first byte
-	P95MS         float64 `json:"p95_ms"`
-	MaxMS         float64 `json:"max_ms"`
-	DelayStartS   float64 `json:"delay_start_s"`  // aged delay the run started from
-	StoredStartS  float64 `json:"stored_start_s"` // stored delay before ageing, 0 if new
-	DelayEndS     float64 `json:"delay_end_s"`    // aged delay at the end of the run
-	StoredEndS    float64 `json:"stored_end_s"`   // delay as saved at the end of the run
-	DelayMaxS     float64 `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
-	FloorS        float64 `json:"floor_s"`
-	FloorSource   string  `json:"floor_source"`
-	WaitS         float64 `json:"wait_s"` // time the host's URLs waited on pacing
-	RetryAfters   int     `json:"retry_after_waits"`
-	Robots        string  `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
-	Stopped       string  `json:"stopped"`              // why it got no more requests: one of the Stop values
-	StoppedReason string  `json:"stopped_reason"`       // the same for a person
-	LastError     string  `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
-	Timeline      []Point `json:"timeline,omitempty"`
+	Host          string          `json:"host"`
+	Requests      int             `json:"requests"` // robots.txt included
+	S2xx          int             `json:"2xx"`
+	S304          int             `json:"304"`
+	S3xx          int             `json:"3xx"` // 304 not included
+	S4xx          int             `json:"4xx"` // 429 not included
+	S429          int             `json:"429"`
+	S5xx          int             `json:"5xx"` // 503 included
+	S503          int             `json:"503"`
+	Errors        int             `json:"errors"` // network errors and timeouts
+	Excluded      int             `json:"excluded_by_robots"`
+	Retries       int             `json:"retries"`
+	Bytes         int64           `json:"bytes"`
+	P50MS         float64         `json:"p50_ms"` // time to first byte
+	P95MS         float64         `json:"p95_ms"`
+	MaxMS         float64         `json:"max_ms"`
+	DelayStartS   float64         `json:"delay_start_s"`  // aged delay the run started from
+	StoredStartS  float64         `json:"stored_start_s"` // stored delay before ageing, 0 if new
+	DelayEndS     float64         `json:"delay_end_s"`    // aged delay at the end of the run
+	StoredEndS    float64         `json:"stored_end_s"`   // delay as saved at the end of the run
+	DelayMaxS     float64         `json:"delay_max_s"`    // highest delay after the start (the start's own when no answer came)
+	FloorS        float64         `json:"floor_s"`
+	FloorSource   string          `json:"floor_source"`
+	WaitS         float64         `json:"wait_s"` // time the host's URLs waited on pacing
+	RetryAfters   int             `json:"retry_after_waits"`
+	Robots        string          `json:"robots"`               // what robots.txt said: "parsed", "none (404)", "unreachable", ...
+	Stopped       frontier.Stop   `json:"stopped"`              // why it got no more requests: one of the frontier.Stop values
+	StoppedReason string          `json:"stopped_reason"`       // the same for a person
+	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
+	Timeline      []Point         `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 }
@@ -103,18 +104,15 @@ type Point struct {
 	RetryAfterS float64 `json:"retry_after,omitempty"` // Retry-After the response asked for
 }
 
-// The values of HostStats.Stopped: why a host got no more requests.
-const (
-	StopDone        = "done"               // every URL of the host had its answer
-	StopUnreachable = "unreachable"        // no request of the run was answered (refused, timed out, no DNS)
-	StopPrivate     = "private-address"    // polite refused its address
-	StopRobots      = "robots-unreachable" // robots.txt could not be read: its URLs wait for a later run
-	StopCrawlDelay  = "crawl-delay"        // its Crawl-delay is over --max-crawl-delay
-	StopDeferred    = "deferred"           // a Retry-After or rate-limit quota keeps it away past the run
-	StopBudget      = "budget"             // a budget or --max-duration ended its share with URLs waiting
-	StopInterrupted = "interrupted"        // a signal ended the run with URLs waiting
-	StopError       = "error"              // an error ended the run with URLs waiting
-)
+// Budgets lists the budgets that bound, as the summaries word them:
+// "max-duration, retry-budget".
+func (r *Report) Budgets() string {
+	names := make([]string, len(r.BudgetsBound))
+	for i, b := range r.BudgetsBound {
+		names[i] = b.String()
+	}
+	return strings.Join(names, ", ")
+}
 
 // NeverAnswered reports whether polite sent the host requests and none
 // got an answer: each was refused, timed out or found no address.
@@ -126,7 +124,7 @@ func (h *HostStats) NeverAnswered() bool {
 func (r *Report) Unreachable() []*HostStats {
 	var hs []*HostStats
 	for _, h := range r.Hosts {
-		if h.Stopped == StopUnreachable {
+		if h.Stopped == frontier.StopUnreachable {
 			hs = append(hs, h)
 		}
 	}
@@ -177,7 +175,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		t.Requests, Plural(t.Requests, "request", "requests"), len(r.Hosts), Plural(len(r.Hosts), "host", "hosts"),
 		rate, t.Retries, Plural(t.Retries, "retry", "retries"), t.Throttled, HumanBytes(t.Bytes))
 	if len(r.BudgetsBound) > 0 {
-		fmt.Fprintf(&b, "  budgets reached: %s\n", strings.Join(r.BudgetsBound, ", "))
+		fmt.Fprintf(&b, "  budgets reached: %s\n", r.Budgets())
 	}
 
 	r.Sitemaps.writeText(&b)
@@ -252,9 +250,9 @@ func (r *Report) writeStopped(b *strings.Builder) {
 	for _, h := range r.Hosts {
 		why := h.StoppedReason
 		if why == "" { // a report of an older polite: the reason was in Stopped
-			why = h.Stopped
+			why = h.Stopped.String()
 		}
-		if h.Stopped == "" || h.Stopped == StopDone || h.Stopped == StopUnreachable {
+		if !stoppedEarly(h.Stopped) {
 			continue
 		}
 		if stopped[why] == nil {
@@ -272,6 +270,20 @@ func (r *Report) writeStopped(b *strings.Builder) {
 		fmt.Fprintf(b, "  %d %s stopped (%s): %s\n", len(hs), Plural(len(hs), "host", "hosts"), why, names)
 	}
 
+}
+
+// stoppedEarly reports whether a host that stopped for s is listed as
+// stopped before its work was done: not when its work was done, nor when
+// it was unreachable (listed apart), nor when no stop was recorded.
+func stoppedEarly(s frontier.Stop) bool {
+	switch s {
+	case "", frontier.StopDone, frontier.StopUnreachable:
+		return false
+	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopDeferred,
+		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
+		return true
+	}
+	return true // a report of an older polite: its sentence
 }
 
 // backoffWhy says what made a host back off, for the text summary.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report/reporttest"
 	"github.com/polite-crawler/polite/crawl/seeds"
 )
@@ -19,7 +20,7 @@ func sampleReport() *Report {
 	start := time.Date(2026, 3, 14, 2, 0, 0, 0, time.UTC)
 	r := &Report{
 		RunID: 7, Job: "nightly", Start: start, End: start.Add(95 * time.Second), DurationS: 95,
-		ExitCode: 1, StopReason: "stopped by max-duration", BudgetsBound: []string{"max-duration"},
+		ExitCode: 1, StopReason: "stopped by max-duration", BudgetsBound: []frontier.Budget{frontier.BudgetMaxDuration},
 		OutDir: "/srv/crawl/nightly",
 		Totals: Totals{Requests: 141, Done: 120, NotModified: 6, Excluded: 3, Dead: 7, Waiting: 12, Retries: 9, Throttled: 6, Bytes: 3 << 20},
 		Rejected: []seeds.Rejected{

@@ -30,8 +30,8 @@ type Result struct {
 	Status       int // final status; 0 network error; 3xx when redirects ran out
 	Body         []byte
 	CacheControl string
-	Hops         int    // redirects followed
-	Reason       string // classified network failure
+	Hops         int             // redirects followed
+	Reason       frontier.Reason // classified network failure
 }
 
 // Chain follows one robots.txt fetch through its redirects: up to
@@ -57,7 +57,7 @@ func (c *Chain) Add(resp fetch.Response) *url.URL {
 	if c.asked++; c.asked == 1 {
 		c.First = resp
 	}
-	if resp.Err != nil && resp.Reason == "private-address" && c.Hops > 0 {
+	if resp.Err != nil && resp.Reason == frontier.ReasonPrivateAddress && c.Hops > 0 {
 		// A redirect polite may not follow (to a loopback or private
 		// address): as when redirects run out, the status stays 3xx
 		// and robots.txt counts as unavailable (RFC 9309 2.3.1.2).
@@ -102,12 +102,14 @@ func Interpret(key string, rr *Result, cached *frontier.RobotsCopy, ttl time.Dur
 	return nil, "unreachable (" + describeStatus(rr.Status, rr.Reason) + ")", nil
 }
 
-func describeStatus(status int, reason string) string {
+// describeStatus names a robots.txt answer: its status, or for none the
+// classified failure.
+func describeStatus(status int, reason frontier.Reason) string {
 	if status == 0 {
 		if reason == "" {
-			reason = "network error"
+			return "network error"
 		}
-		return reason
+		return reason.String()
 	}
 	return fmt.Sprintf("%d", status)
 }

@@ -21,8 +21,8 @@ func answer(status int, hdr ...string) fetch.Response {
 	return fetch.Response{Status: status, Header: h, Body: []byte("User-agent: *\nDisallow: /x\n")}
 }
 
-func failed(reason string) fetch.Response {
-	return fetch.Response{Err: errors.New(reason), Reason: reason}
+func failed(reason frontier.Reason) fetch.Response {
+	return fetch.Response{Err: errors.New(string(reason)), Reason: reason}
 }
 
 // TestChain is a script per case: the answers, in order, and where the
@@ -39,7 +39,7 @@ func TestChain(t *testing.T) {
 		wantURLs   []string // the URLs asked for after the first
 		wantStatus int
 		wantHops   int
-		wantReason string
+		wantReason frontier.Reason
 	}{
 		{"200 at once", []fetch.Response{answer(200, "Cache-Control", "max-age=60")}, nil, 200, 0, ""},
 		{"one redirect", []fetch.Response{moved("/elsewhere.txt"), answer(404)},

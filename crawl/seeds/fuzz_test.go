@@ -37,7 +37,7 @@ func FuzzReadSeeds(f *testing.F) {
 			last = s.Line
 		}
 		for _, r := range sr.Rejected() {
-			if r.Reason == "" || r.Line < 1 || r.Line > lines || len(r.Text) > 200+len("…") {
+			if len(r.Reason) == 0 || r.Line < 1 || r.Line > lines || len(r.Text) > 200+len("…") {
 				t.Errorf("rejected line %+v", r)
 			}
 		}

@@ -1,0 +1,90 @@
+package frontier
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Reason is why a frontier entry or a fetch did not end done: the
+// classified failure of its last request (fetch's Classify, or an HTTP
+// status), why it was excluded or refused, or why it was left for a later
+// run. It is stored and written as its text: the frontier's reason column,
+// manifest.jsonl, report.json's dead URLs and polite status.
+//
+// The constants are the classified values, the ones the crawl interprets.
+// A Reason may also be an HTTP status (HTTPReason), a classified value
+// with a note (RetrySpent), or the free text a host's hold words for the
+// URLs it leaves (e.g. "deferred: Retry-After beyond --max-retry-after"):
+// such text is kept and written as it is, never interpreted. The zero
+// Reason is none: a success.
+type Reason string
+
+// The classified reasons.
+const (
+	// Failures of a request, as fetch's Classify names them.
+	ReasonTooLarge       Reason = "too-large"       // the body is over --max-body
+	ReasonPrivateAddress Reason = "private-address" // polite refused to dial a loopback, private or link-local address
+	ReasonBadEncoding    Reason = "bad-encoding"    // a compressed body that does not decode
+	ReasonCanceled       Reason = "canceled"        // cut by the end of the run's grace period
+	ReasonDNS            Reason = "dns"             // the name did not resolve
+	ReasonTLS            Reason = "tls"             // the TLS handshake or certificate failed
+	ReasonRefused        Reason = "refused"         // the connection was refused
+	ReasonReset          Reason = "reset"           // the connection was reset or cut short
+	ReasonTimeout        Reason = "timeout"         // a timeout
+	ReasonBadHeaders     Reason = "bad-headers"     // the response's headers did not parse
+	ReasonNetwork        Reason = "network"         // any other network failure
+	ReasonBadURL         Reason = "bad-url"         // the URL makes no request
+
+	// Why an entry was excluded or not followed.
+	ReasonRobots           Reason = "robots"             // excluded by robots.txt
+	ReasonBadRedirect      Reason = "bad-redirect"       // a Location that does not parse
+	ReasonRedirectScheme   Reason = "redirect-scheme"    // a Location that is not http or https
+	ReasonRedirectLoop     Reason = "redirect-loop"      // a redirect back to a URL of the chain
+	ReasonTooManyRedirects Reason = "too-many-redirects" // the chain is over its limit
+	ReasonSitemapUnchanged Reason = "unchanged (sitemap lastmod)"
+)
+
+// httpPrefix starts the Reason of a failing HTTP status: "http-503".
+const httpPrefix = "http-"
+
+// HTTPReason is the Reason of an answer with a failing status: "http-404".
+func HTTPReason(status int) Reason { return Reason(httpPrefix + strconv.Itoa(status)) }
+
+// retrySpentNote follows a failure deferred because the run's retry
+// budget is spent.
+const retrySpentNote = " (retry budget spent)"
+
+// RetrySpent is r noted as deferred for a spent retry budget:
+// "timeout (retry budget spent)".
+func (r Reason) RetrySpent() Reason { return r + retrySpentNote }
+
+// Classified reports whether r is a classified reason: one of the
+// constants or an HTTP status; not free text, not none.
+func (r Reason) Classified() bool {
+	switch r {
+	case ReasonTooLarge, ReasonPrivateAddress, ReasonBadEncoding, ReasonCanceled, ReasonDNS, ReasonTLS,
+		ReasonRefused, ReasonReset, ReasonTimeout, ReasonBadHeaders, ReasonNetwork, ReasonBadURL,
+		ReasonRobots, ReasonBadRedirect, ReasonRedirectScheme, ReasonRedirectLoop, ReasonTooManyRedirects,
+		ReasonSitemapUnchanged:
+		return true
+	}
+	n, ok := strings.CutPrefix(string(r), httpPrefix)
+	if !ok || len(n) != 3 {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
+}
+
+// String is the reason as stored and written.
+func (r Reason) String() string { return string(r) }
+
+// MarshalText writes the reason as stored: exactly its text.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r), nil }
+
+// UnmarshalText reads a reason back as it was written, whatever the text:
+// an unknown one (an older or newer polite's) is kept, not refused.
+func (r *Reason) UnmarshalText(b []byte) error {
+	*r = Reason(b)
+	return nil
+}
