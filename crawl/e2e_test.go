@@ -39,6 +39,9 @@ func onFakeClock(t *testing.T, cfg *crawl.Config) *clock.Fake {
 	return clk
 }
 
+// fakeT0 is when a test's fake clock starts.
+var fakeT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func mustNormalize(t *testing.T, s string) string {
 	t.Helper()
 	u, err := urls.Normalize(s)
@@ -78,9 +81,14 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	t.Parallel()
+	// The whole path over loopback: robots.txt, 429 with Retry-After and
+	// the bodies written as served go through polite's HTTP client. The
+	// crawl's pacing and the busy origin's bucket run on one fake clock,
+	// which stands still while a request is on the wire. It starts at
+	// fakeT0, not at the wall clock's now on which the HTTP client notes
+	// when a request left: the pace must not take one clock for the other.
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
-	var cfg crawl.Config
-	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
+	clk := clock.NewFake(fakeT0)
 	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
 	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
 
@@ -89,8 +97,8 @@ func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", calmSrv.URL, i), fmt.Sprintf("%s/doc/%d", busySrv.URL, i))
 	}
 	seeds = append(seeds, calmSrv.URL+"/private/secret", busySrv.URL+"/private/x")
-	cfg = fastConfig(t, seeds...)
-	cfg.Clock = clk
+	cfg := fastConfig(t, seeds...)
+	onClock(t, &cfg, clk)
 	cfg.Pace.Start = 5 * time.Millisecond // start well above the busy origin's 20/s
 	db := mustOpen(t)
 
