@@ -18,7 +18,8 @@ import (
 
 func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 	t.Parallel()
-	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
+	web := newFakeWeb(t)
+	_, srv := web.origin("site.example", crawltest.Config{})
 	var seeds []string
 	for i := 0; i < 30; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", srv.URL, i))
@@ -27,7 +28,8 @@ func TestMaxDurationStopsOnTimeAndTheNextRunFinishes(t *testing.T) {
 	cfg.FloorHosts = map[string]time.Duration{srv.key(): 40 * time.Millisecond}
 	cfg.MaxDuration = 300 * time.Millisecond
 	cfg.Grace = 500 * time.Millisecond
-	clk := onFakeClock(t, &cfg)
+	web.use(&cfg)
+	clk := web.clk
 	db := mustOpen(t)
 
 	start := clk.Now()
@@ -126,19 +128,19 @@ func TestBudgetsBind(t *testing.T) {
 		name   string
 		set    func(*crawl.Config)
 		budget string
-		check  func(t *testing.T, a, b *watched)
+		check  func(t *testing.T, a, b *fakeSite)
 	}{
-		{"max-requests", func(c *crawl.Config) { c.MaxRequests = 7 }, "max-requests", func(t *testing.T, a, b *watched) {
+		{"max-requests", func(c *crawl.Config) { c.MaxRequests = 7 }, "max-requests", func(t *testing.T, a, b *fakeSite) {
 			if n := len(a.hits) + len(b.hits); n > 7 {
 				t.Errorf("%d requests, want at most 7", n)
 			}
 		}},
-		{"max-per-host", func(c *crawl.Config) { c.MaxPerHost = 4 }, "max-per-host", func(t *testing.T, a, b *watched) {
+		{"max-per-host", func(c *crawl.Config) { c.MaxPerHost = 4 }, "max-per-host", func(t *testing.T, a, b *fakeSite) {
 			if len(a.hits) != 4 || len(b.hits) != 4 {
 				t.Errorf("hosts got %d and %d requests, want 4 each", len(a.hits), len(b.hits))
 			}
 		}},
-		{"max-bytes", func(c *crawl.Config) { c.MaxBytes = 600 }, "max-bytes", func(t *testing.T, a, b *watched) {
+		{"max-bytes", func(c *crawl.Config) { c.MaxBytes = 600 }, "max-bytes", func(t *testing.T, a, b *fakeSite) {
 			if n := len(a.log()) + len(b.log()); n < 3 || n > 8 {
 				t.Errorf("%d pages fetched, want the handful that 600 bytes allow", n)
 			}
@@ -146,15 +148,17 @@ func TestBudgetsBind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel() // each case has its own servers and database
-			a := watch(t, crawltest.New(crawltest.Config{}), nil)
-			b := watch(t, crawltest.New(crawltest.Config{}), nil)
+			t.Parallel() // each case has its own web, clock and database
+			web := newFakeWeb(t)
+			_, a := web.origin("a.example", crawltest.Config{})
+			_, b := web.origin("b.example", crawltest.Config{})
 			var seeds []string
 			for i := 0; i < 10; i++ {
 				seeds = append(seeds, fmt.Sprintf("%s/doc/%d", a.URL, i), fmt.Sprintf("%s/doc/%d", b.URL, i))
 			}
 			cfg := fastConfig(t, seeds...)
 			tt.set(&cfg)
+			web.use(&cfg)
 			db := mustOpen(t)
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
@@ -179,16 +183,16 @@ func TestBudgetsBind(t *testing.T) {
 func TestSlowHostDoesNotHoldTheFastOne(t *testing.T) {
 	t.Parallel()
 	// Pacing, --max-duration and the arrival times asserted are all on
-	// one fake clock.
-	clk := clock.NewFake(time.Now())
-	slow := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
-	fast := watchOn(t, clk, crawltest.New(crawltest.Config{Clock: clk}), nil)
+	// the fake web's clock.
+	web := newFakeWeb(t)
+	_, slow := web.origin("slow.example", crawltest.Config{})
+	_, fast := web.origin("fast.example", crawltest.Config{})
 	var seeds []string
 	for i := 0; i < 20; i++ {
 		seeds = append(seeds, fmt.Sprintf("%s/s/%d", slow.URL, i), fmt.Sprintf("%s/f/%d", fast.URL, i))
 	}
 	cfg := fastConfig(t, seeds...)
-	onClock(t, &cfg, clk)
+	web.use(&cfg)
 	const slowDelay = 150 * time.Millisecond
 	cfg.FloorHosts = map[string]time.Duration{slow.key(): slowDelay}
 	cfg.MaxDuration = 700 * time.Millisecond
@@ -240,14 +244,18 @@ func TestInFlightCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel() // each case has its own servers and gauges
-			all := &gauge{}
+			t.Parallel() // each case has its own web, clock and gauges
+			// Each page takes 60 ms of the fake clock, far longer than
+			// the 5 ms pace, so that requests overlap as much as the
+			// caps allow, and exactly that much: the clock moves only
+			// once every request started has reached its wait.
+			web := newFakeWeb(t)
 			var (
-				srvs  []*watched
+				srvs  []*fakeSite
 				seeds []string
 			)
 			for i := 0; i < tt.hosts; i++ {
-				s := watch(t, crawltest.New(crawltest.Config{}), all)
+				_, s := web.origin(fmt.Sprintf("h%d.example", i), crawltest.Config{})
 				srvs = append(srvs, s)
 				for j := 0; j < 6; j++ {
 					seeds = append(seeds, fmt.Sprintf("%s/slow/60?n=%d", s.URL, j))
@@ -256,6 +264,8 @@ func TestInFlightCaps(t *testing.T) {
 			cfg := fastConfig(t, seeds...)
 			cfg.Concurrency, cfg.PerHost = tt.concurrency, tt.perHost
 			cfg.Pace.Start, cfg.Pace.Floor = 5*time.Millisecond, 5*time.Millisecond
+			web.use(&cfg)
+			all := &web.all
 			db := mustOpen(t)
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
@@ -278,11 +288,13 @@ func TestInFlightCaps(t *testing.T) {
 
 func TestHighestPriorityFirstWithinAHost(t *testing.T) {
 	t.Parallel()
-	srv := watch(t, crawltest.New(crawltest.Config{}), nil)
+	web := newFakeWeb(t)
+	_, srv := web.origin("site.example", crawltest.Config{})
 	cfg := fastConfig(t)
 	for i, p := range []int{0, 5, -1, 9, 5, 0} {
 		cfg.Seeds.Lines = append(cfg.Seeds.Lines, fmt.Sprintf("%s/p%d/%d %d", srv.URL, p, i, p))
 	}
+	web.use(&cfg)
 	db := mustOpen(t)
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
 		t.Fatal(err)
@@ -299,18 +311,18 @@ func TestHighestPriorityFirstWithinAHost(t *testing.T) {
 
 func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 	t.Parallel()
-	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	elsewhere := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
-	}), nil)
+	})
+	const otherURL = "http://other.example"
 	site := http.NewServeMux()
 	site.HandleFunc("/robots.txt", http.NotFound)
 	site.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		n := 0
 		fmt.Sscanf(r.URL.Path, "/p/%d", &n)
-		fmt.Fprintf(w, `<a href="/p/%d">next</a> <a href="%s/x">away</a> <a rel="nofollow" href="/secret">no</a>`, n+1, other.URL)
+		fmt.Fprintf(w, `<a href="/p/%d">next</a> <a href="%s/x">away</a> <a rel="nofollow" href="/secret">no</a>`, n+1, otherURL)
 	})
-	srv := watch(t, site, nil)
 	tests := []struct {
 		name      string
 		depth     int
@@ -324,14 +336,13 @@ func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv.mu.Lock()
-			srv.hits = nil
-			srv.mu.Unlock()
-			other.mu.Lock()
-			other.hits = nil
-			other.mu.Unlock()
+			t.Parallel() // each case has its own web, clock and database
+			web := newFakeWeb(t)
+			srv := web.add("site.example", site)
+			other := web.add("other.example", elsewhere)
 			cfg := fastConfig(t, srv.URL+"/p/0")
-			cfg.Depth, cfg.Scope, cfg.AllowPrivate = tt.depth, tt.scope, true
+			cfg.Depth, cfg.Scope = tt.depth, tt.scope
+			web.use(&cfg)
 			db := mustOpen(t)
 			if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
 				t.Fatal(err)
@@ -352,9 +363,11 @@ func TestLinksFollowedToDepthWithinScope(t *testing.T) {
 
 func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 	t.Parallel()
-	healthy, healthySrv := serve(t, crawltest.Config{})
-	_, awaySrv := serve(t, crawltest.Config{Robots: "User-agent: *\nCrawl-delay: 600\n"})
+	web := newFakeWeb(t)
+	healthy, healthySrv := web.origin("healthy.example", crawltest.Config{})
+	_, awaySrv := web.origin("away.example", crawltest.Config{Robots: "User-agent: *\nCrawl-delay: 600\n"})
 	cfg := fastConfig(t, healthySrv.URL+"/a", healthySrv.URL+"/b", awaySrv.URL+"/x", awaySrv.URL+"/y")
+	web.use(&cfg)
 	db := mustOpen(t)
 
 	rep, err := crawl.Run(context.Background(), db, cfg)
@@ -389,9 +402,10 @@ func TestHostTheSiteKeepsAwayDoesNotBlockTheNextPass(t *testing.T) {
 // A link may not leave --scope by redirecting; a seed's redirect may.
 func TestRedirectOfALinkStaysInScope(t *testing.T) {
 	t.Parallel()
-	other := watch(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	web := newFakeWeb(t)
+	other := web.add("other.example", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "elsewhere")
-	}), nil)
+	}))
 	site := http.NewServeMux()
 	site.HandleFunc("/robots.txt", http.NotFound)
 	site.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
@@ -401,10 +415,11 @@ func TestRedirectOfALinkStaysInScope(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<a href="/go">out by a redirect</a>`)
 	})
-	srv := watch(t, site, nil)
+	srv := web.add("site.example", site)
 
 	cfg := fastConfig(t, srv.URL+"/")
-	cfg.Depth, cfg.Scope, cfg.AllowPrivate = 2, urls.ScopeHost, true
+	cfg.Depth, cfg.Scope = 2, urls.ScopeHost
+	web.use(&cfg)
 	if _, err := crawl.Run(context.Background(), mustOpen(t), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +428,7 @@ func TestRedirectOfALinkStaysInScope(t *testing.T) {
 	}
 
 	cfg = fastConfig(t, srv.URL+"/go")
-	cfg.AllowPrivate = true
+	web.use(&cfg)
 	if _, err := crawl.Run(context.Background(), mustOpen(t), cfg); err != nil {
 		t.Fatal(err)
 	}

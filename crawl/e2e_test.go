@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +40,129 @@ func onFakeClock(t *testing.T, cfg *crawl.Config) *clock.Fake {
 	onClock(t, cfg, clk)
 	return clk
 }
+
+// fakeT0 is when a test's fake clock starts.
+var fakeT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// fakeWeb is the web a crawl sees through a crawltest.Fetcher: sites by
+// host name (http://a.example), answered in memory on one fake clock; no
+// socket is opened. Each request takes Fetcher.Latency of the clock (1 ms
+// unless the test sets another) before its site sees it. Each site
+// records what it was asked, in order, at the clock's time, and how many
+// requests it served at once; all counts them over every site.
+type fakeWeb struct {
+	t       testing.TB
+	clk     *clock.Fake
+	fetcher *crawltest.Fetcher
+	all     gauge
+
+	mu    sync.Mutex
+	sites map[string]*fakeSite
+}
+
+// newFakeWeb returns a web with no site yet on a new fake clock standing
+// at fakeT0.
+func newFakeWeb(t testing.TB) *fakeWeb {
+	w := &fakeWeb{t: t, clk: clock.NewFake(fakeT0), sites: map[string]*fakeSite{}}
+	w.fetcher = &crawltest.Fetcher{Clock: w.clk, Handler: http.HandlerFunc(w.serve), Latency: time.Millisecond}
+	return w
+}
+
+// use points cfg at the web: its requests go to the web's Fetcher, and
+// its clock is the web's, moving by itself whenever the run waits on it
+// alone (crawltest.OnClock).
+func (w *fakeWeb) use(cfg *crawl.Config) {
+	w.t.Helper()
+	cfg.Fetcher = w.fetcher
+	onClock(w.t, cfg, w.clk)
+}
+
+// add makes h the site of host name.
+func (w *fakeWeb) add(name string, h http.Handler) *fakeSite {
+	s := &fakeSite{URL: "http://" + name, name: name, clk: w.clk, h: h, all: &w.all}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, dup := w.sites[name]; dup {
+		w.t.Fatalf("fake web: two sites named %s", name)
+	}
+	w.sites[name] = s
+	return s
+}
+
+// origin makes a crawltest.Origin on the web's clock the site of host
+// name: its token bucket, Retry-After and waits (latency, queueing,
+// /slow/N) run in fake time.
+func (w *fakeWeb) origin(name string, cfg crawltest.Config) (*crawltest.Origin, *fakeSite) {
+	cfg.Clock = w.clk
+	o := crawltest.New(cfg)
+	return o, w.add(name, o)
+}
+
+// serve hands a request to the site of its host; a request to a host the
+// web has no site for fails the test.
+func (w *fakeWeb) serve(rw http.ResponseWriter, r *http.Request) {
+	w.mu.Lock()
+	s := w.sites[r.Host]
+	w.mu.Unlock()
+	if s == nil {
+		w.t.Errorf("fake web: request to %s, a host it has no site for", r.URL)
+		http.Error(rw, "no such site", http.StatusBadGateway)
+		return
+	}
+	s.ServeHTTP(rw, r)
+}
+
+// fakeSite is one host of a fakeWeb; it records requests as watched does.
+type fakeSite struct {
+	URL   string // http://name
+	name  string
+	clk   *clock.Fake
+	h     http.Handler
+	local gauge
+	all   *gauge
+
+	mu   sync.Mutex
+	hits []hit
+}
+
+func (s *fakeSite) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.hits = append(s.hits, hit{r.URL.RequestURI(), s.clk.Now(),
+		r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
+	s.mu.Unlock()
+	s.local.add(1)
+	defer s.local.add(-1)
+	s.all.add(1)
+	defer s.all.add(-1)
+	s.h.ServeHTTP(rw, r)
+}
+
+// log returns the requests so far, robots.txt left out.
+func (s *fakeSite) log() []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hit
+	for _, h := range s.hits {
+		if h.path != "/robots.txt" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// count returns how many times path (with query) was requested.
+func (s *fakeSite) count(path string) int {
+	n := 0
+	for _, h := range s.log() {
+		if h.path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// key is the site's pacing key, its host name.
+func (s *fakeSite) key() string { return s.name }
 
 func mustNormalize(t *testing.T, s string) string {
 	t.Helper()
@@ -78,9 +203,14 @@ func readManifest(t *testing.T, dir string) []manifestLine {
 
 func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 	t.Parallel()
+	// The whole path over loopback: robots.txt, 429 with Retry-After and
+	// the bodies written as served go through polite's HTTP client. The
+	// crawl's pacing and the busy origin's bucket run on one fake clock,
+	// which stands still while a request is on the wire. It starts at
+	// fakeT0, not at the wall clock's now on which the HTTP client notes
+	// when a request left: the pace must not take one clock for the other.
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
-	var cfg crawl.Config
-	clk := onFakeClock(t, &cfg) // the busy origin's bucket fills on the crawl's clock
+	clk := clock.NewFake(fakeT0)
 	calm, calmSrv := serve(t, crawltest.Config{Robots: robotsTxt})
 	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 20, Burst: 1, RetryAfter: time.Second, Clock: clk})
 
@@ -89,8 +219,8 @@ func TestCrawlTwoOriginsOneThrottling(t *testing.T) {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", calmSrv.URL, i), fmt.Sprintf("%s/doc/%d", busySrv.URL, i))
 	}
 	seeds = append(seeds, calmSrv.URL+"/private/secret", busySrv.URL+"/private/x")
-	cfg = fastConfig(t, seeds...)
-	cfg.Clock = clk
+	cfg := fastConfig(t, seeds...)
+	onClock(t, &cfg, clk)
 	cfg.Pace.Start = 5 * time.Millisecond // start well above the busy origin's 20/s
 	db := mustOpen(t)
 
@@ -177,13 +307,15 @@ func mustParse(t *testing.T, s string) interface{ RequestURI() string } {
 func TestSlowDownPatternIsAMildCongestionSignal(t *testing.T) {
 	t.Parallel()
 	run := func(t *testing.T, pattern string) (*report.Report, crawltest.Stats) {
-		o, srv := serve(t, crawltest.Config{})
+		web := newFakeWeb(t)
+		o, srv := web.origin("site.example", crawltest.Config{})
 		cfg := fastConfig(t, srv.URL+"/softblock", srv.URL+"/a", srv.URL+"/b")
 		re, err := crawl.CompileSlowDown(pattern)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.SlowDown = re
+		web.use(&cfg)
 		rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 		if err != nil {
 			t.Fatalf("Run: %v", err)

@@ -18,16 +18,18 @@ import (
 // a run after the bound fetches them.
 func TestStoredWaitBoundedByMaxHold(t *testing.T) {
 	t.Parallel()
-	s, srv := serveAnswering(t, func(string, int) (int, string) { return 200, "" })
+	web := newFakeWeb(t)
+	s, srv := answeringSite(web, "held.example", func(string, int) (int, string) { return 200, "" })
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/p2")
 	cfg.Pace.MaxHold = 2 * time.Hour
 	cfg.Pace.MaxRetryAfter = time.Minute
 	var logs bytes.Buffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	clk := onFakeClock(t, &cfg)
+	web.use(&cfg)
+	clk := web.clk
 	db := mustOpen(t)
 	far := time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC)
-	host := srv.Listener.Addr().String()
+	host := srv.key()
 	var es []frontier.Entry
 	for _, sd := range cfg.Seeds.Lines {
 		es = append(es, frontier.Entry{URL: mustNormalize(t, sd), Host: host, State: frontier.Deferred, NextAt: far})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,8 +14,8 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// answering is a loopback origin whose answer to a path is decided by the
-// test; it counts requests per path.
+// answering is an origin whose answer to a path is decided by the test;
+// it counts requests per path.
 type answering struct {
 	mu     sync.Mutex
 	counts map[string]int
@@ -56,26 +55,26 @@ func (s *answering) total() int {
 	return n
 }
 
-func serveAnswering(t *testing.T, answer func(path string, n int) (int, string)) (*answering, *httptest.Server) {
-	t.Helper()
+// answeringSite makes an answering origin the site of host name on web.
+func answeringSite(web *fakeWeb, name string, answer func(path string, n int) (int, string)) (*answering, *fakeSite) {
 	s := &answering{counts: map[string]int{}, answer: answer}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return s, srv
+	return s, web.add(name, s)
 }
 
 // A Retry-After longer than --max-retry-after defers the host, and the
 // next run, started at once, still leaves it alone: the hold is kept.
 func TestLongRetryAfterHoldsTheHostAcrossRuns(t *testing.T) {
 	t.Parallel()
-	s, srv := serveAnswering(t, func(path string, _ int) (int, string) {
+	web := newFakeWeb(t)
+	s, srv := answeringSite(web, "held.example", func(path string, _ int) (int, string) {
 		if path == "/ra" {
 			return 429, "3600"
 		}
 		return 200, ""
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2", srv.URL+"/p3")
-	clk := onFakeClock(t, &cfg)
+	web.use(&cfg)
+	clk := web.clk
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -113,7 +112,8 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	var throttle atomic.Bool
 	throttle.Store(true)
 	var served atomic.Int32
-	s, srv := serveAnswering(t, func(path string, n int) (int, string) {
+	web := newFakeWeb(t)
+	s, srv := answeringSite(web, "busy.example", func(path string, n int) (int, string) {
 		if throttle.Load() && served.Load() >= 3 {
 			return 429, ""
 		}
@@ -127,7 +127,7 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 	cfg := fastConfig(t, seeds...)
 	cfg.MaxDuration = 600 * time.Millisecond
 	cfg.MaxAttempts = 50
-	onFakeClock(t, &cfg)
+	web.use(&cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -171,7 +171,8 @@ func TestThrottlingNearTheDeadlineLeavesURLsToResume(t *testing.T) {
 // (here a 20 s Retry-After) would next allow a request.
 func TestSpentBudgetStopsAtOnce(t *testing.T) {
 	t.Parallel()
-	_, srv := serveAnswering(t, func(path string, _ int) (int, string) {
+	web := newFakeWeb(t)
+	_, srv := answeringSite(web, "site.example", func(path string, _ int) (int, string) {
 		if path == "/ra" {
 			return 429, "20"
 		}
@@ -179,7 +180,8 @@ func TestSpentBudgetStopsAtOnce(t *testing.T) {
 	})
 	cfg := fastConfig(t, srv.URL+"/p1", srv.URL+"/ra", srv.URL+"/p2")
 	cfg.MaxRequests = 3 // robots.txt, /p1, /ra
-	clk := onFakeClock(t, &cfg)
+	web.use(&cfg)
+	clk := web.clk
 	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 	if err != nil {

@@ -8,16 +8,22 @@ import (
 	"github.com/polite-crawler/polite/pace"
 )
 
+// sentAt is when r's request left (after any dial), on the run's clock:
+// the client notes Start and Sent on its own clock (the wall's, whatever
+// clock paces the run), so the dial's share is carried over to the
+// request's start as the run saw it. Zero when it never left.
+func sentAt(r result) time.Time {
+	if r.resp.Sent.IsZero() || r.resp.Start.IsZero() {
+		return time.Time{}
+	}
+	return r.start.Add(r.resp.Sent.Sub(r.resp.Start))
+}
+
 // observe feeds an answer into the host's pacer, counts it in the host's
 // statistics and holds the host when the answer keeps it away.
 func (sc *scheduler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
 	resp := r.resp
-	if !resp.Sent.IsZero() {
-		// The fetcher times a request on its own clock (the wall clock
-		// for HTTP); the pacer counts on the run's: the request left
-		// as long after it began as the fetcher measured.
-		sc.pacer.Sent(h.key, r.start, r.start.Add(resp.Sent.Sub(resp.Start)))
-	}
+	sc.pacer.Sent(h.key, r.start, sentAt(r))
 	o := outcomeOf(resp, r.slow, now)
 	v := sc.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {

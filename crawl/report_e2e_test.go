@@ -3,7 +3,6 @@ package crawl_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
-	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/report/reporttest"
@@ -25,11 +23,11 @@ func TestReportMatchesOrigins(t *testing.T) {
 	t.Parallel()
 	robotsTxt := "User-agent: *\nDisallow: /private\n"
 	// The runs and the origins' buckets keep the same fake time: the
-	// busy origin's Retry-After second passes at once.
-	clk := clock.NewFake(time.Now())
-	t.Cleanup(clk.Auto())
-	busy, busySrv := serve(t, crawltest.Config{Robots: robotsTxt, Rate: 2, Burst: 1, RetryAfter: time.Second, Clock: clk})
-	mixed, mixedSrv := serve(t, crawltest.Config{Robots: robotsTxt, Clock: clk})
+	// busy origin's Retry-After second passes at once. Each request
+	// takes the web's 1 ms, the latency the report's percentiles see.
+	web := newFakeWeb(t)
+	busy, busySrv := web.origin("busy.example", crawltest.Config{Robots: robotsTxt, Rate: 2, Burst: 1, RetryAfter: time.Second})
+	mixed, mixedSrv := web.origin("mixed.example", crawltest.Config{Robots: robotsTxt})
 	mixedSeeds := []string{mixedSrv.URL + "/doc/a", mixedSrv.URL + "/doc/b", mixedSrv.URL + "/status/404", mixedSrv.URL + "/status/501",
 		mixedSrv.URL + "/redirect/1?to=/doc/c", mixedSrv.URL + "/private/b", mixedSrv.URL + "/private/c"}
 	busySeeds := []string{busySrv.URL + "/doc/0", busySrv.URL + "/doc/1", busySrv.URL + "/private/a"}
@@ -38,7 +36,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 
 	origins := []struct {
 		name     string
-		srv      *httptest.Server
+		srv      *fakeSite
 		o        *crawltest.Origin
 		excluded int
 	}{{"busy", busySrv, busy, 1}, {"mixed", mixedSrv, mixed, 2}}
@@ -58,7 +56,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 		mixed.Reset()
 		cfg := fastConfig(t, want.seeds...)
 		cfg.OutDir = outDir
-		cfg.Clock = clk
+		web.use(&cfg)
 		cfg.Pace.Start = 5 * time.Millisecond // the second page comes too soon for the busy origin's 2/s
 		rep, err := crawl.Run(context.Background(), db, cfg)
 		if err != nil {
@@ -74,7 +72,7 @@ func TestReportMatchesOrigins(t *testing.T) {
 		var total report.Totals
 		for _, o := range origins {
 			st := o.o.Stats()
-			h := byHost[o.srv.Listener.Addr().String()]
+			h := byHost[o.srv.key()]
 			if h == nil && st.Requests == 0 {
 				continue
 			}
