@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
@@ -82,7 +81,7 @@ func Run(ctx context.Context, db Store, cfg Config) (*report.Report, error) {
 	// The lock's heartbeat is wall time, whatever clock paces the run: the
 	// database judges a silent lock by the wall clock of any machine.
 	stopBeat := heartbeat(ctx, db, clock.Real{}, holder, c.run.ID, c.log, lost)
-	runErr := c.sc.loop(ctx)
+	runErr := c.sc.run(ctx)
 	stopBeat()
 	rep, err := c.finish(runErr)
 	if err != nil {
@@ -230,23 +229,9 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
-	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, summary(rep), data)
+	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.Summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
 	return rep, errors.Join(flushErr, saveErr, repErr, endErr)
-}
-
-// summary is the report in one line, as the runs table keeps it.
-func summary(rep *report.Report) string {
-	var sum strings.Builder
-	t := rep.Totals
-	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
-	if n := len(rep.Unreachable()); n > 0 {
-		fmt.Fprintf(&sum, ", %d %s unreachable", n, report.Plural(n, "host", "hosts"))
-	}
-	if len(rep.BudgetsBound) > 0 {
-		fmt.Fprintf(&sum, " (%s)", rep.Budgets())
-	}
-	return sum.String()
 }
 
 // report gathers the run's report at end: the run's row and folder

@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -23,10 +22,10 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	// it; the next pass starts after the last host served in this one.
 	s := sc.hosts
 	n, first := len(s.ring), s.next
-	for i := 0; i < n && sc.inflight < sc.cfg.Concurrency && sc.stopped == ""; i++ {
+	for i := 0; i < n && sc.work.n < sc.cfg.Concurrency && sc.stopped == ""; i++ {
 		h := s.byKey[s.ring[(first+i)%n]]
 		if h.held() || !h.hasWork() {
-			sc.release(h, now)
+			sc.hosts.release(h, now)
 			continue
 		}
 		if h.inflight >= sc.cfg.PerHost {
@@ -34,7 +33,12 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 		}
 		// Budgets first: a spent budget stops at once, not when the
 		// host's pace would next allow a request.
-		if !sc.budgetAllows(h) {
+		if name := sc.budget.spent(); name != "" {
+			sc.stop(frontier.RunBudget, name)
+			continue
+		}
+		if sc.budget.hostSpent(h.requests) {
+			h.stop(leaveResume, frontier.StopBudget, frontier.BudgetMaxPerHost.String()+" budget", time.Time{})
 			continue
 		}
 		if at, ok := sc.readyAt(h, now); !ok {
@@ -53,20 +57,6 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	return wake, nil
 }
 
-// budgetAllows checks the request budgets before a request to h: a spent
-// run budget stops the run, a spent --max-per-host holds the host.
-func (sc *scheduler) budgetAllows(h *hostRun) bool {
-	if name := sc.budget.spent(); name != "" {
-		sc.stop(frontier.RunBudget, name)
-		return false
-	}
-	if sc.budget.hostSpent(h.requests) {
-		h.stop(leaveResume, frontier.StopBudget, frontier.BudgetMaxPerHost.String()+" budget", time.Time{})
-		return false
-	}
-	return true
-}
-
 // readyAt reports whether h may get a request at now; when it may not, it
 // returns when it may (zero: not on time, or not this run).
 func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
@@ -83,7 +73,7 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 		return h.robotsRetryAt, false
 	case len(h.buf) == 0 && now.Before(h.nextAt):
 		// Held by a Retry-After of an earlier run, kept in the frontier.
-		if sc.deferral(h, now, h.nextAt, causeEarlierRun) {
+		if sc.hosts.deferral(h, now, h.nextAt, causeEarlierRun) {
 			return time.Time{}, false
 		}
 		return h.nextAt, false
@@ -91,7 +81,7 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	if ready := sc.pacer.Ready(h.key, now); now.Before(ready) {
 		// Held by the pace, or by a Retry-After of an earlier run kept in
 		// the host's state.
-		if sc.deferral(h, now, ready, causeEarlierRun) {
+		if sc.hosts.deferral(h, now, ready, causeEarlierRun) {
 			return time.Time{}, false
 		}
 		if h.waitingSince.IsZero() {
@@ -101,52 +91,12 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	}
 	// The claim is the request's start: stamp it with the time it is
 	// made, not the time this pass began (results were recorded since).
-	return sc.claim(h, sc.clock.Now())
-}
-
-// claim claims h's next request slot in a database shared with other
-// crawling processes (the Shared role), so that together they keep the
-// host's one pace, driven by the one that owns the host; without it,
-// this process alone paces h, and h is ready. Taking the host over, it
-// first reloads what the last owner learned; refused because another
-// owns it, it gives back the entries it holds of the host. A failed
-// claim is fatal: the run stops.
-func (sc *scheduler) claim(h *hostRun, now time.Time) (time.Time, bool) {
-	if sc.shared == nil {
-		return time.Time{}, true
-	}
-	c, err := sc.shared.Claim(h.key, now, sc.pacer.Delay(h.key, now))
+	wait, ok, err := sc.hosts.claim(h, sc.clock.Now(), sc.ledger)
 	if err != nil {
-		sc.fatal = fmt.Errorf("claim the pace of %s: %w", h.key, err)
+		sc.fatal = err
 		sc.stop(frontier.RunError, "")
-		return time.Time{}, false
 	}
-	switch {
-	case c.OK:
-		if c.TookOver {
-			sc.hosts.reload(h, now)
-		}
-		h.ownedUntil = c.Until
-	case c.Owned:
-		h.ownedUntil = time.Time{}
-		sc.hosts.giveBack(h, sc.ledger)
-	}
-	return c.Wait, c.OK
-}
-
-// release saves the pace state of a host this process owns in a shared
-// database and gives the host up, once it sends no more to it (no work left
-// for it, or held) and has nothing in flight there: another process may
-// continue at once from what it learned.
-func (sc *scheduler) release(h *hostRun, now time.Time) {
-	if sc.shared == nil || h.inflight > 0 || !sc.hosts.owns(h, now) {
-		return
-	}
-	sc.saveState(h.key)
-	h.ownedUntil = time.Time{}
-	if err := sc.shared.ReleaseHost(h.key); err != nil {
-		sc.log.Warn("cannot release host", "host", h.key, "err", err)
-	}
+	return wait, ok
 }
 
 // serve starts the next request to a ready host: its robots.txt when not

@@ -14,7 +14,7 @@ import (
 // what it means for the entry, and apply carries that out.
 func (sc *scheduler) handle(r result) {
 	h := sc.hosts.byKey[r.host]
-	sc.setInflight(sc.inflight - 1)
+	sc.work.add(-1)
 	h.inflight--
 	now := sc.clock.Now()
 	if r.robots {
@@ -29,7 +29,10 @@ func (sc *scheduler) handle(r result) {
 		sc.ledger.change(e)
 		return
 	}
-	v := sc.observe(h, r, now)
+	v, throttled := sc.hosts.observe(h, r, now)
+	if throttled {
+		sc.throttled++
+	}
 	e.LastStatus = r.resp.Status
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest
@@ -43,7 +46,7 @@ func (sc *scheduler) handle(r result) {
 	sc.apply(h, e, r, d, v, now)
 	if e.Kind != frontier.Page && sc.maps != nil {
 		sc.maps.fetched(e, r, d, now)
-		sc.queueSitemaps()
+		sc.ledger.addListed(sc.maps.take(), sc.hosts)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/robotscache"
-	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -91,6 +90,18 @@ func (h *hostRun) stop(leave leaveKind, code frontier.Stop, reason string, until
 	h.hold = hold{leave: leave, code: code, reason: reason, until: until}
 }
 
+// begin counts a request to h starting at now, and the time h waited
+// for it.
+func (h *hostRun) begin(now time.Time) {
+	h.inflight++
+	h.requests++
+	h.stats.Requests++
+	if !h.waitingSince.IsZero() {
+		h.stats.WaitS += now.Sub(h.waitingSince).Seconds()
+		h.waitingSince = time.Time{}
+	}
+}
+
 // active reports whether the host has work it may still be given.
 func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 
@@ -126,64 +137,29 @@ const (
 // either waits for it within this run (false) or is held for a later run
 // (true), in which case its URLs keep until unless the hold came from an
 // earlier run's state (the frontier already has it).
-func (sc *scheduler) deferral(h *hostRun, now, until time.Time, cause deferCause) bool {
+func (s *hostSet) deferral(h *hostRun, now, until time.Time, cause deferCause) bool {
 	at := until.UTC().Format(time.RFC3339)
 	switch cause {
 	case causeEarlierRun:
-		until = sc.boundEarlierWait(h, now, until)
+		until = s.boundEarlierWait(h, now, until)
 		at = until.UTC().Format(time.RFC3339)
-		if until.Sub(now) <= sc.cfg.Pace.MaxRetryAfter {
+		if until.Sub(now) <= s.maxRetryAfter {
 			return false
 		}
 		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After until "+at, time.Time{})
-		sc.log.Info("host deferred to a later run", "host", h.key, "until", at)
+		s.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
 		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
-		sc.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	case causeRunEnd:
-		if sc.cfg.MaxDuration <= 0 || !until.After(sc.start.Add(sc.cfg.MaxDuration)) {
+		if s.maxDuration <= 0 || !until.After(s.start.Add(s.maxDuration)) {
 			return false
 		}
 		// The run ends before the server wants to hear from polite again:
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
 		h.stop(leaveResume, frontier.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
-		sc.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
 	}
 	return true
-}
-
-// boundEarlierWait bounds a wait an earlier run left in the frontier by
-// --max-hold from now: no hold polite sets lasts longer, so a later one
-// (an older polite kept a Retry-After to 2036 or 9999) is cut, once and
-// for good: the host's entries, and its pace state, keep the bound, and
-// the cut is logged.
-func (sc *scheduler) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
-	maxHold := sc.cfg.Pace.MaxHold
-	if maxHold <= 0 {
-		maxHold = pace.DefaultConfig().MaxHold
-	}
-	bound := now.Add(maxHold)
-	if !until.After(bound) {
-		return until
-	}
-	if _, err := sc.frontier.BoundWait(sc.cfg.Job, h.key, bound); err != nil {
-		sc.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
-	}
-	sc.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
-	sc.saveState(h.key)
-	h.nextAt = bound
-	sc.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
-		"note", "bounded by --max-hold "+maxHold.String()+" to "+bound.UTC().Format(time.RFC3339))
-	return bound
-}
-
-// saveState writes one host's pace state at once.
-func (sc *scheduler) saveState(key string) {
-	if !sc.hosts.writes(key, sc.clock.Now()) {
-		return // another crawling process drives the host: its state is theirs
-	}
-	if err := sc.paces.Save(sc.pacer.State(key)); err != nil {
-		sc.log.Warn("cannot save pace state", "host", key, "err", err)
-	}
 }

@@ -20,7 +20,12 @@ const takeBatch = 16
 type hostSet struct {
 	frontier Frontier
 	paces    PaceStates
-	shared   bool // the database is shared with other crawling processes (Config.Shared)
+	shared   Shared        // nil: this process crawls alone (Config.Shared)
+	maxHold  time.Duration // --max-hold: the longest wait an earlier run may leave
+
+	start         time.Time     // the run's start, for the hold marks and the run's end
+	maxDuration   time.Duration // --max-duration; 0: none
+	maxRetryAfter time.Duration // --max-retry-after: a longer wait defers the host
 
 	job    string
 	pacer  *pace.Pacer
@@ -44,12 +49,12 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 		if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
 			s.log.Warn("stored hold cut", "host", key, "note", note)
 		}
-		h.stats.StoredStartS = secs(st.Delay)
+		h.stats.StoredStartS = report.Seconds(st.Delay)
 	}
 	if d, ok := s.floors[key]; ok {
 		s.pacer.SetFloor(key, d, pace.FloorHost)
 	}
-	h.stats.DelayStartS = secs(s.pacer.Delay(key, now))
+	h.stats.DelayStartS = report.Seconds(s.pacer.Delay(key, now))
 	s.byKey[key] = h
 	s.ring = append(s.ring, key)
 	return h
@@ -134,7 +139,7 @@ func (s *hostSet) owns(h *hostRun, now time.Time) bool { return now.Before(h.own
 // always with a database of its own, only while it owns the host in a
 // shared one.
 func (s *hostSet) writes(host string, now time.Time) bool {
-	if !s.shared {
+	if s.shared == nil {
 		return true
 	}
 	h := s.byKey[host]

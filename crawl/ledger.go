@@ -36,6 +36,15 @@ func newLedger(job string) *ledger {
 // add puts a discovered URL (a link, a redirect target) into the frontier.
 func (l *ledger) add(e frontier.Entry) { l.added = append(l.added, e) }
 
+// addListed adds what the sitemaps read want queued; a page a host has
+// buffered already takes the lastmod listed (hostSet.lastMod).
+func (l *ledger) addListed(es []frontier.Entry, s *hostSet) {
+	for _, e := range es {
+		l.add(e)
+		s.lastMod(e)
+	}
+}
+
 // change writes e back as it is, counting nothing.
 func (l *ledger) change(e frontier.Entry) { l.changed = append(l.changed, e) }
 
@@ -75,7 +84,7 @@ type manifestLine struct {
 func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time.Duration, now time.Time) {
 	m := manifestLine{
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
-		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: ms(resp.TTFB),
+		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
 		Attempts: e.Attempts, Reason: e.Reason,
 	}
 	if resp.Header != nil {

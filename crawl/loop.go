@@ -17,33 +17,46 @@ const paceSaveEvery = 2 * time.Second
 // progressEvery is how often the progress display is called.
 const progressEvery = 200 * time.Millisecond
 
-// loop dispatches requests until the frontier has nothing eligible left, a
+// runLoop drives a run's scheduler: it steps, waits for results, timers
+// and signals, saves pace states and reports progress on its ticks, and
+// decides when the run is over. It holds the loop's own state (the
+// deadline, the grace period, the ticks, the fetches' context); the run's
+// state is the scheduler's, changed only through its methods, and only
+// here, in the one goroutine the loop runs in.
+type runLoop struct {
+	sc          *scheduler
+	ctx         context.Context // the caller's: cancelled by a signal
+	fetchCtx    context.Context // the requests': cut when the grace period ends
+	cancelFetch func()
+	deadline    time.Time        // --max-duration's end; zero: none
+	graceC      <-chan time.Time // fires when the grace period ends; nil until stopping
+	ticks
+}
+
+// run dispatches requests until the frontier has nothing eligible left, a
 // budget binds or ctx is cancelled; then it lets in-flight requests finish
-// for up to cfg.Grace and cuts the rest. It is the one goroutine that
-// touches the run's state: workers hand their results back on sc.results.
-func (sc *scheduler) loop(ctx context.Context) error {
-	fetchCtx, cancelFetch := context.WithCancel(context.Background())
-	defer cancelFetch()
-	var deadline time.Time
+// for up to cfg.Grace and cuts the rest.
+func (sc *scheduler) run(ctx context.Context) error {
+	l := &runLoop{sc: sc, ctx: ctx, ticks: ticks{lastSave: sc.start}}
+	l.fetchCtx, l.cancelFetch = context.WithCancel(context.Background())
+	defer l.cancelFetch()
 	if sc.cfg.MaxDuration > 0 {
-		deadline = sc.start.Add(sc.cfg.MaxDuration)
+		l.deadline = sc.start.Add(sc.cfg.MaxDuration)
 	}
-	t := ticks{lastSave: sc.start}
-	var graceC <-chan time.Time
 	for {
 		now := sc.clock.Now()
-		if graceC == nil && sc.stopping(ctx, now, deadline) {
+		if l.graceC == nil && l.stopping(now) {
 			graceTimer := sc.clock.NewTimer(sc.cfg.Grace)
 			defer graceTimer.Stop()
-			graceC = graceTimer.C()
+			l.graceC = graceTimer.C()
 		}
-		stopping := graceC != nil
-		wake, err := sc.step(fetchCtx, now, deadline, stopping)
+		stopping := l.graceC != nil
+		wake, err := l.step(now, stopping)
 		if err != nil {
 			return err
 		}
-		sc.tick(&t, now)
-		if sc.inflight == 0 && (stopping || (wake.IsZero() && !sc.hosts.stale && sc.stopped == "")) {
+		l.tick(now)
+		if sc.work.n == 0 && (stopping || (wake.IsZero() && !sc.hosts.stale && sc.stopped == "")) {
 			if stopping || sc.stopped != "" {
 				break
 			}
@@ -53,13 +66,13 @@ func (sc *scheduler) loop(ctx context.Context) error {
 				return err
 			}
 			if !sc.hosts.anyWork() {
-				if wake, err = sc.othersWork(now); err != nil {
+				if wake, err = l.othersWork(now); err != nil {
 					return err
 				}
 				if wake.IsZero() {
 					break
 				}
-				sc.wait(ctx, now, wake, deadline, false, nil, cancelFetch)
+				l.wait(now, wake, false)
 				sc.hosts.stale = true
 			}
 			continue
@@ -67,7 +80,7 @@ func (sc *scheduler) loop(ctx context.Context) error {
 		if sc.stopped != "" && !stopping {
 			continue
 		}
-		sc.wait(ctx, now, wake, deadline, stopping, graceC, cancelFetch)
+		l.wait(now, wake, stopping)
 	}
 	sc.flush()
 	if ctx.Err() != nil {
@@ -87,7 +100,8 @@ const pendingPoll = time.Second
 // othersWork returns when to look at the frontier again while other
 // processes sharing the database hold entries of the job in flight (zero:
 // none, or no Shared role, and the run may end).
-func (sc *scheduler) othersWork(now time.Time) (time.Time, error) {
+func (l *runLoop) othersWork(now time.Time) (time.Time, error) {
+	sc := l.sc
 	if sc.shared == nil {
 		return time.Time{}, nil
 	}
@@ -103,11 +117,12 @@ func (sc *scheduler) othersWork(now time.Time) (time.Time, error) {
 
 // stopping reports whether the run stops dispatching at now: interrupted,
 // past --max-duration, a fatal error or a budget already bound.
-func (sc *scheduler) stopping(ctx context.Context, now, deadline time.Time) bool {
+func (l *runLoop) stopping(now time.Time) bool {
+	sc := l.sc
 	switch {
-	case ctx.Err() != nil:
+	case l.ctx.Err() != nil:
 		sc.stop(frontier.RunInterrupted, "")
-	case !deadline.IsZero() && !now.Before(deadline):
+	case !l.deadline.IsZero() && !now.Before(l.deadline):
 		sc.stop(frontier.RunBudget, frontier.BudgetMaxDuration)
 	case sc.failure() != nil:
 		sc.stop(frontier.RunError, "")
@@ -118,7 +133,8 @@ func (sc *scheduler) stopping(ctx context.Context, now, deadline time.Time) bool
 // step commits what the last results decided, then starts what may start
 // now (unless stopping) and commits that too; it returns when the next
 // host becomes ready (zero if none is waiting on time).
-func (sc *scheduler) step(ctx context.Context, now, deadline time.Time, stopping bool) (time.Time, error) {
+func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
+	sc := l.sc
 	// Commit what the last results decided before anything new is taken:
 	// a crawl killed now refetches only what was in flight.
 	if err := sc.flush(); err != nil {
@@ -132,7 +148,7 @@ func (sc *scheduler) step(ctx context.Context, now, deadline time.Time, stopping
 			}
 		}
 		var err error
-		if wake, err = sc.dispatch(ctx, now); err != nil {
+		if wake, err = sc.dispatch(l.fetchCtx, now); err != nil {
 			return wake, err
 		}
 	}
@@ -143,16 +159,17 @@ func (sc *scheduler) step(ctx context.Context, now, deadline time.Time, stopping
 type ticks struct{ lastSave, lastProgress time.Time }
 
 // tick saves every host's pace state and reports progress when they are due.
-func (sc *scheduler) tick(t *ticks, now time.Time) {
-	if now.Sub(t.lastSave) >= paceSaveEvery {
+func (l *runLoop) tick(now time.Time) {
+	sc := l.sc
+	if now.Sub(l.lastSave) >= paceSaveEvery {
 		if err := sc.hosts.save(now); err != nil {
 			sc.log.Warn("cannot save pace state", "err", err)
 		}
-		t.lastSave = now
+		l.lastSave = now
 	}
-	if sc.cfg.Progress != nil && now.Sub(t.lastProgress) >= progressEvery {
-		sc.cfg.Progress(sc.progress(now))
-		t.lastProgress = now
+	if sc.cfg.Progress != nil && now.Sub(l.lastProgress) >= progressEvery {
+		sc.cfg.Progress(l.progress(now))
+		l.lastProgress = now
 	}
 }
 
@@ -176,7 +193,8 @@ func (sc *scheduler) failure() error {
 // wait blocks until a result comes in, the next host is ready, the run's
 // deadline passes, ctx is cancelled or, when stopping, the grace period
 // ends (then in-flight requests are cut).
-func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, stopping bool, graceC <-chan time.Time, cancelFetch func()) {
+func (l *runLoop) wait(now, wake time.Time, stopping bool) {
+	sc, deadline := l.sc, l.deadline
 	var timerC <-chan time.Time
 	if !stopping {
 		until := wake
@@ -193,7 +211,7 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 			timerC = t.C()
 		}
 	}
-	done := ctx.Done()
+	done := l.ctx.Done()
 	if stopping {
 		done = nil // already stopping: wait for in-flight requests or the grace
 	}
@@ -204,12 +222,12 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 	var r result
 	got := false
 	select {
-	case r = <-sc.results:
+	case r = <-sc.work.results:
 		got = true
 	case <-timerC:
 	case <-done:
-	case <-graceC:
-		cancelFetch()
+	case <-l.graceC:
+		l.cancelFetch()
 	}
 	if watch != nil {
 		watch.Waiting(false) // handling what came in is work, not waiting
@@ -220,7 +238,7 @@ func (sc *scheduler) wait(ctx context.Context, now, wake, deadline time.Time, st
 	sc.handle(r)
 	for {
 		select {
-		case r := <-sc.results:
+		case r := <-sc.work.results:
 			sc.handle(r)
 		default:
 			return
@@ -241,26 +259,14 @@ func (sc *scheduler) stop(s frontier.RunStop, budget frontier.Budget) {
 	}
 }
 
-// stopSentence is a run's stop s for a person, report.json's stop_reason:
-// "done", "interrupted", "error", "stopped by max-duration"; by is the
-// budget that stopped it.
-func stopSentence(s frontier.RunStop, by frontier.Budget) string {
-	switch s {
-	case frontier.RunBudget:
-		return "stopped by " + by.String()
-	case frontier.RunDone, frontier.RunInterrupted, frontier.RunError:
-		return s.String()
-	}
-	return s.String()
-}
-
 // progress is a snapshot for the progress display.
-func (sc *scheduler) progress(now time.Time) Progress {
+func (l *runLoop) progress(now time.Time) Progress {
+	sc := l.sc
 	p := Progress{Requests: sc.budget.requests, Throttled: sc.throttled, Elapsed: now.Sub(sc.start)}
 	for _, n := range sc.ledger.counts {
 		p.Done += n
 	}
-	p.Total = p.Done + sc.inflight
+	p.Total = p.Done + sc.work.n
 	for _, h := range sc.hosts.byKey {
 		p.Total += h.queued + len(h.buf)
 		if h.active() {

@@ -20,56 +20,55 @@ func sentAt(r result) time.Time {
 }
 
 // observe feeds an answer into the host's pacer, counts it in the host's
-// statistics and holds the host when the answer keeps it away.
-func (sc *scheduler) observe(h *hostRun, r result, now time.Time) pace.Verdict {
+// statistics and holds the host when the answer keeps it away. throttled
+// says the answer was a 429 or 503.
+func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, throttled bool) {
 	resp := r.resp
-	sc.pacer.Sent(h.key, r.start, sentAt(r))
+	s.pacer.Sent(h.key, r.start, sentAt(r))
 	o := outcomeOf(resp, r.slow, now)
-	v := sc.pacer.Observe(h.key, now, o)
+	v = s.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {
-		sc.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
+		s.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
 	}
 	if v.Raised {
-		sc.saveState(h.key)
+		s.saveState(h.key, now)
 	}
 	if v.Signal == pace.SignalBreaker {
-		markHold(h.stats, report.HoldMarkBreaker, sc.start, now, v.Hold)
+		h.stats.MarkHold(report.HoldMarkBreaker, s.start, now, v.Hold)
 	}
 	switch {
 	case v.Congestion:
 		h.backingOff = true
-		sc.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
-			"delay", fmtDur(sc.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+		s.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
+			"delay", fmtDur(s.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
-	if h.count(resp, o.RetryAfter > 0) {
-		sc.throttled++
-	}
+	throttled = h.count(resp, o.RetryAfter > 0)
 	h.stats.Timeline = append(h.stats.Timeline, report.Point{
-		AtS:         now.Sub(sc.start).Seconds(),
-		DelayS:      sc.pacer.Delay(h.key, now).Seconds(),
-		LatencyMS:   ms(resp.TTFB),
+		AtS:         now.Sub(s.start).Seconds(),
+		DelayS:      s.pacer.Delay(h.key, now).Seconds(),
+		LatencyMS:   report.Millis(resp.TTFB),
 		Status:      answered(resp),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
-	sc.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
-		"delay", fmtDur(sc.pacer.Delay(h.key, now)), "err", resp.Reason)
+	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
+		"delay", fmtDur(s.pacer.Delay(h.key, now)), "err", resp.Reason)
 	// How long the server asked polite to stay away (bounded by
 	// --max-hold), as a time that the host's entries keep across runs.
 	wait := v.Away
 	switch {
 	case v.Defer:
-		sc.deferral(h, now, now.Add(wait), causeVerdict)
+		s.deferral(h, now, now.Add(wait), causeVerdict)
 	case o.RetryAfter > 0:
-		sc.deferral(h, now, now.Add(wait), causeRunEnd)
+		s.deferral(h, now, now.Add(wait), causeRunEnd)
 	}
 	if !h.hold.until.IsZero() {
 		// The next run honours it too: the pacer keeps it in the state.
-		sc.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
-		sc.saveState(h.key)
+		s.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
+		s.saveState(h.key, now)
 	}
-	return v
+	return v, throttled
 }
 
 // outcomeOf is what the pacer learns from an answer: its status (0 for no

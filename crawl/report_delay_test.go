@@ -31,7 +31,7 @@ func TestHighestAfterStart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &report.HostStats{Host: "a.example", DelayStartS: tt.start, Timeline: tt.tl}
-			finishStats(h, nil)
+			h.Finish(nil)
 			if h.DelayMaxS != tt.want {
 				t.Errorf("DelayMaxS = %v, want %v", h.DelayMaxS, tt.want)
 			}
@@ -46,7 +46,7 @@ func TestWriteTextHighestAfterStart(t *testing.T) {
 	h := &report.HostStats{Host: "bucket.example", Requests: 5, S2xx: 4, S429: 1, DelayStartS: 3, FloorS: 0.5, FloorSource: "default",
 		Timeline: []report.Point{{AtS: 1, DelayS: 0.7, Status: 200}, {AtS: 2, DelayS: 0.7, Status: 200},
 			{AtS: 3, DelayS: 2.15, Status: 429}, {AtS: 5, DelayS: 1.5, Status: 200}}}
-	finishStats(h, nil)
+	h.Finish(nil)
 	h.DelayEndS = 1.01
 	r := &report.Report{RunID: 1, Job: "j", Hosts: []*report.HostStats{h}}
 	var b bytes.Buffer

@@ -31,7 +31,7 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 	t.Cleanup(c.close)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	sc := c.sc
-	sc.start = now
+	sc.start, sc.hosts.start = now, now
 	u, _ := url.Parse("https://a.example/x")
 	h := sc.hosts.get("a.example", now)
 	// As pace's own breaker test: calm answers, then a run of answers just
@@ -42,7 +42,7 @@ func TestBreakerPauseReachesTheReport(t *testing.T) {
 			now = r
 		}
 		sc.pacer.Begin(h.key, now)
-		sc.observe(h, result{host: h.key, url: u, start: now, resp: fetch.Response{Status: 200, TTFB: ttfb}}, now)
+		sc.hosts.observe(h, result{host: h.key, url: u, start: now, resp: fetch.Response{Status: 200, TTFB: ttfb}}, now)
 	}
 	for range 20 {
 		answer(100 * time.Millisecond)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
-	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/crawl/urls"
@@ -31,11 +30,13 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 		}
 	}
 	h.robotsBusy = true
-	sc.begin(h, now)
+	sc.work.add(1)
+	sc.budget.requests++
+	h.begin(now)
 	sc.pacer.Begin(h.key, now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	h.robots = robotscache.NewChain(u)
-	sc.fetchRobots(ctx, h, u, now)
+	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true})
 	return nil
 }
 
@@ -45,25 +46,12 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 func (sc *scheduler) robotsHop(ctx context.Context, h *hostRun, now time.Time) {
 	u := h.robotsNext
 	h.robotsNext, h.robotsBusy = nil, true
-	sc.setInflight(sc.inflight + 1)
+	sc.work.add(1)
 	h.inflight++
 	sc.budget.requests++
 	h.stats.Requests++
 	sc.pacer.Begin(urls.Host(u), now)
-	sc.fetchRobots(ctx, h, u, now)
-}
-
-// fetchRobots requests u, a step of h's robots.txt fetch, in its own
-// goroutine; the answer comes back on results like any other.
-func (sc *scheduler) fetchRobots(ctx context.Context, h *hostRun, u *url.URL, now time.Time) {
-	r := result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true}
-	go func() {
-		r.resp = sc.fetch.GetRobots(ctx, u)
-		if _, _, err := output.Archive(sc.warc, u, r.resp, frontier.Entry{}); err != nil {
-			r.werr = err
-		}
-		sc.results <- r
-	}()
+	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true})
 }
 
 // handleRobots takes a robots.txt fetch into use.
@@ -82,7 +70,9 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	if first {
 		// The pace learns from the host's own answer; a redirect's
 		// target may be another host's.
-		sc.observe(h, r, now)
+		if _, throttled := sc.hosts.observe(h, r, now); throttled {
+			sc.throttled++
+		}
 	}
 	if next != nil {
 		h.robotsNext = next
@@ -124,7 +114,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	}
 	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), sc.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
-	markHold(h.stats, report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
+	h.stats.MarkHold(report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
 	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
 	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
 }
@@ -148,5 +138,5 @@ func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
 	sc.maps.robotsSitemaps(h, sc.clock.Now())
-	sc.queueSitemaps()
+	sc.ledger.addListed(sc.maps.take(), sc.hosts)
 }

@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -37,18 +36,16 @@ var _ Fetcher = (*fetch.Client)(nil)
 // and budgets allow), when to wait and for how long, and when the run
 // stops (the deadline, a budget, a signal, the grace period). It owns the
 // run's changing state (the pacer, the hosts, the budgets, the ledger, the
-// sitemaps read) and is the one goroutine that touches it: workers fetch
-// and write bodies, and hand their result back on results.
+// sitemaps read) and is the one goroutine that touches it: its workers
+// fetch and write bodies, and hand their result back.
 type scheduler struct {
 	// What the run gives it; read only.
 	cfg   *Config
 	clock clock.Clock
-	fetch Fetcher
 	out   *output.Dir
 	log   *slog.Logger
 	agent string
-	start time.Time    // the run's start, from begin
-	warc  *warc.Writer // --warc: the run's WARC files; nil for none
+	start time.Time // the run's start, from started
 
 	// The roles of the database it uses.
 	frontier Frontier
@@ -64,8 +61,7 @@ type scheduler struct {
 	links  discovery
 	maps   *sitemapRun // nil without --sitemaps
 
-	results   chan result
-	inflight  int
+	work      *workers
 	throttled int
 
 	stopped   frontier.RunStop // why dispatching stopped; "" until it does
@@ -82,14 +78,15 @@ func newScheduler(c *crawler) *scheduler {
 		f = cfg.Fetcher
 	}
 	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
-		clock: c.clock, fetch: f, out: c.out, log: c.log, agent: c.agent,
-		pacer:   pace.New(cfg.Pace, cfg.Rand),
-		ledger:  newLedger(cfg.Job),
-		links:   discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
-		results: make(chan result, cfg.Concurrency),
-		budget:  budgets{cfg: cfg},
+		clock: c.clock, out: c.out, log: c.log, agent: c.agent,
+		pacer:  pace.New(cfg.Pace, cfg.Rand),
+		ledger: newLedger(cfg.Job),
+		links:  discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
+		budget: budgets{cfg: cfg},
+		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
 	}
-	sc.hosts = &hostSet{frontier: c.db, paces: c.db, shared: cfg.Shared != nil, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
+	sc.hosts = &hostSet{frontier: c.db, paces: c.db, shared: cfg.Shared, maxHold: cfg.Pace.MaxHold,
+		maxDuration: cfg.MaxDuration, maxRetryAfter: cfg.Pace.MaxRetryAfter, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
 	if cfg.Sitemaps {
 		sc.maps = newSitemapRun(cfg, c.fetch.Origins())
 	}
@@ -99,29 +96,9 @@ func newScheduler(c *crawler) *scheduler {
 // started gives the scheduler the started run: when it started, its id and
 // manifest journal, and its WARC files (nil without --warc).
 func (sc *scheduler) started(start time.Time, runID int64, manifest *os.File, w *warc.Writer) {
-	sc.start, sc.warc = start, w
+	sc.start, sc.hosts.start, sc.work.warc = start, start, w
 	sc.ledger.runID, sc.ledger.manifest = runID, manifest
 	sc.hosts.stale = true
-}
-
-// queueSitemaps queues what the sitemaps read want queued.
-func (sc *scheduler) queueSitemaps() {
-	for _, e := range sc.maps.take() {
-		sc.ledger.add(e)
-		sc.hosts.lastMod(e)
-	}
-}
-
-// closeWarc finishes the run's last WARC file and its index; a second
-// call does nothing.
-func (sc *scheduler) closeWarc() error {
-	if sc.warc == nil {
-		return nil
-	}
-	if err := sc.warc.Close(); err != nil {
-		return fmt.Errorf("close WARC files: %w", err)
-	}
-	return nil
 }
 
 // wrapUp ends the loop's state at end: what the hosts hold goes back to
@@ -148,13 +125,13 @@ func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 	}
 	_, flushErr = sc.ledger.flush(sc.frontier)
 	flushErr = errors.Join(leaveErr, flushErr)
-	saveErr = errors.Join(sc.hosts.save(end), sc.closeWarc())
+	saveErr = errors.Join(sc.hosts.save(end), sc.work.closeWarc())
 	return flushErr, saveErr, sc.ledger.closeManifest()
 }
 
 // close releases what the scheduler holds open, when the run ends early.
 func (sc *scheduler) close() {
-	sc.closeWarc()
+	sc.work.closeWarc()
 	sc.ledger.close()
 }
 
@@ -167,15 +144,15 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	if stop == "" {
 		stop = frontier.RunDone // nothing was left to do
 	}
-	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stopSentence(stop, sc.stoppedBy), sc.budget.bound
+	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
 	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
-		finishStats(s, h.latencies)
-		s.DelayEndS = secs(sc.pacer.Delay(h.key, end))
-		s.StoredEndS = secs(sc.pacer.State(h.key).Delay)
+		s.Finish(h.latencies)
+		s.DelayEndS = report.Seconds(sc.pacer.Delay(h.key, end))
+		s.StoredEndS = report.Seconds(sc.pacer.State(h.key).Delay)
 		f, src := sc.pacer.Floor(h.key)
-		s.FloorS, s.FloorSource = secs(f), string(src)
+		s.FloorS, s.FloorSource = report.Seconds(f), string(src)
 		s.Stopped, s.StoppedReason = h.stopped(stop.HostStop())
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests

@@ -45,62 +45,95 @@ type result struct {
 func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entry, now time.Time) {
 	u, _ := urls.Parse(e.URL)
 	e.Attempts++
-	sc.begin(h, now)
+	sc.work.add(1)
+	sc.budget.requests++
+	h.begin(now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.key, now)}
 	sc.pacer.Begin(h.key, now)
 	if e.Kind != frontier.Page {
-		hdr := sitemapValidators(e)
-		go func() {
-			r.resp, r.sitemap = sc.fetch.GetSitemap(ctx, u, hdr)
-			sc.results <- r
-		}()
+		sc.work.sitemap(ctx, r, sitemapValidators(e))
 		return
 	}
 	hdr := http.Header{}
-	if e.File != "" {
-		if sc.out.Has(e.File) {
-			if e.ETag != "" {
-				hdr.Set("If-None-Match", e.ETag)
-			}
-			if e.LastModified != "" {
-				hdr.Set("If-Modified-Since", e.LastModified)
-			}
+	if e.File != "" && sc.out.Has(e.File) {
+		if e.ETag != "" {
+			hdr.Set("If-None-Match", e.ETag)
+		}
+		if e.LastModified != "" {
+			hdr.Set("If-Modified-Since", e.LastModified)
 		}
 	}
-	follow := e.Depth < sc.cfg.Depth
+	sc.work.page(ctx, r, hdr, e.Depth < sc.cfg.Depth)
+}
+
+// workers run the requests the scheduler starts, each in its own
+// goroutine: the fetch, the body written, the WARC records kept. Each
+// hands its result back on results, which only the loop reads; only the
+// loop calls workers' methods.
+type workers struct {
+	fetch   Fetcher
+	out     *output.Dir
+	warc    *warc.Writer // --warc: the run's WARC files; nil for none
+	cfg     *Config
+	clock   clock.Clock
+	results chan result
+	n       int // requests in flight
+}
+
+// add counts d more requests in flight, and tells the clock if it wants
+// to know.
+func (w *workers) add(d int) {
+	w.n += d
+	if iw, ok := w.clock.(clock.InflightWatcher); ok {
+		iw.InFlight(w.n)
+	}
+}
+
+// page fetches r's page with the headers hdr; a 2xx body is written and,
+// when follow, its links taken.
+func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bool) {
 	go func() {
-		r.resp = sc.fetch.Get(ctx, u, hdr)
+		r.resp = w.fetch.Get(ctx, r.url, hdr)
 		if r.resp.Err == nil && r.resp.Status/100 == 2 {
-			keepBody(sc.cfg, sc.out, &r, follow)
+			keepBody(w.cfg, w.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = output.Archive(sc.warc, u, r.resp, e); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
-		sc.results <- r
+		w.results <- r
 	}()
 }
 
-// begin counts a request to h starting at now.
-func (sc *scheduler) begin(h *hostRun, now time.Time) {
-	sc.setInflight(sc.inflight + 1)
-	sc.budget.requests++
-	h.inflight++
-	h.requests++
-	h.stats.Requests++
-	if !h.waitingSince.IsZero() {
-		h.stats.WaitS += now.Sub(h.waitingSince).Seconds()
-		h.waitingSince = time.Time{}
-	}
+// sitemap fetches r's sitemap, conditionally on hdr, and reads it.
+func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
+	go func() {
+		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr)
+		w.results <- r
+	}()
 }
 
-// setInflight sets how many requests the run has in flight, and tells
-// the clock if it wants to know.
-func (sc *scheduler) setInflight(n int) {
-	sc.inflight = n
-	if w, ok := sc.clock.(clock.InflightWatcher); ok {
-		w.InFlight(n)
+// robots requests r's URL, a step of a robots.txt fetch.
+func (w *workers) robots(ctx context.Context, r result) {
+	go func() {
+		r.resp = w.fetch.GetRobots(ctx, r.url)
+		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}); err != nil {
+			r.werr = err
+		}
+		w.results <- r
+	}()
+}
+
+// closeWarc finishes the run's last WARC file and its index; a second
+// call does nothing.
+func (w *workers) closeWarc() error {
+	if w.warc == nil {
+		return nil
 	}
+	if err := w.warc.Close(); err != nil {
+		return fmt.Errorf("close WARC files: %w", err)
+	}
+	return nil
 }
 
 // keepBody writes a 2xx body to out, hashes it and, when the crawl goes

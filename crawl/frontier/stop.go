@@ -80,6 +80,19 @@ func (s RunStop) Known() bool {
 // String is the run's stop as report.json writes it.
 func (s RunStop) String() string { return string(s) }
 
+// Sentence is the stop for a person, report.json's stop_reason: "done",
+// "interrupted", "error", "stopped by max-duration"; by is the budget
+// that stopped the run.
+func (s RunStop) Sentence(by Budget) string {
+	switch s {
+	case RunBudget:
+		return "stopped by " + by.String()
+	case RunDone, RunInterrupted, RunError:
+		return s.String()
+	}
+	return s.String()
+}
+
 // MarshalText writes the run's stop: exactly its text.
 func (s RunStop) MarshalText() ([]byte, error) { return []byte(s), nil }
 

@@ -356,3 +356,17 @@ func HumanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// Summary is the report in one line, as the runs table keeps it.
+func (r *Report) Summary() string {
+	var sum strings.Builder
+	t := r.Totals
+	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if n := len(r.Unreachable()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s unreachable", n, Plural(n, "host", "hosts"))
+	}
+	if len(r.BudgetsBound) > 0 {
+		fmt.Fprintf(&sum, " (%s)", r.Budgets())
+	}
+	return sum.String()
+}

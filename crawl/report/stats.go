@@ -1,0 +1,36 @@
+package report
+
+import (
+	"sort"
+	"time"
+)
+
+// Finish fills in the host's figures known at the end of the run: its
+// highest delay after the start and, from latencies, the times to first
+// byte of its answers.
+func (h *HostStats) Finish(latencies []time.Duration) {
+	h.DelayMaxS = HighestAfterStart(h)
+	if len(latencies) == 0 {
+		return
+	}
+	l := append([]time.Duration(nil), latencies...)
+	sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+	q := func(p float64) float64 { return Millis(l[int(p*float64(len(l)-1)+0.5)]) }
+	h.P50MS, h.P95MS, h.MaxMS = q(0.5), q(0.95), Millis(l[len(l)-1])
+}
+
+// MarkHold records a pause of the host that began at at, start being the
+// run's start.
+func (h *HostStats) MarkHold(kind HoldKind, start, at time.Time, span time.Duration) {
+	if span <= 0 {
+		return
+	}
+	h.Holds = append(h.Holds, HoldMark{Kind: kind, AtS: at.Sub(start).Seconds(), SpanS: span.Seconds()})
+}
+
+// Millis is d in milliseconds, as the report's latencies are given.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Seconds is d in seconds, to the millisecond, as the report's delays are
+// given.
+func Seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
