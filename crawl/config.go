@@ -19,8 +19,9 @@ import (
 	"github.com/polite-crawler/polite/pace"
 )
 
-// Config is everything one crawl run needs. DefaultConfig fills the defaults
-// the command line documents.
+// Config is everything one crawl run is told: its settings, which the
+// command line's flags fill (DefaultConfig has their defaults), and the
+// Deps it is given.
 type Config struct {
 	Job    string
 	Seeds  seeds.Source
@@ -69,6 +70,15 @@ type Config struct {
 
 	Grace time.Duration // how long in-flight requests may finish after a stop
 
+	Deps
+}
+
+// Deps are what a run is given rather than told: its clock, randomness,
+// logger, progress display, fetcher, and the optional roles of its
+// Store. Each may be nil: a nil clock is the wall clock, a nil fetcher
+// polite's HTTP client, a nil role one the store does not play. Tests
+// give fakes here (a clock.Fake, a crawltest.Fetcher).
+type Deps struct {
 	Clock    clock.Clock
 	Fetcher  Fetcher // makes the requests; nil: polite's HTTP client (crawl/fetch)
 	Rand     func() float64
