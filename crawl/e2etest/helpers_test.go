@@ -6,6 +6,5 @@ import "github.com/polite-crawler/polite/crawl/crawltest"
 var (
 	fastConfig   = crawltest.FastConfig
 	mustOpen     = crawltest.OpenDB
-	sitemapCrawl = crawltest.SitemapCrawl
 	sitemapStats = crawltest.SitemapStats
 )
