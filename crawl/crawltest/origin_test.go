@@ -47,7 +47,11 @@ func (c waitClock) Hold(ctx context.Context, d time.Duration) bool {
 	end := c.Now().Add(d)
 	t := c.NewTimer(d)
 	defer t.Stop()
-	c.waits <- end
+	select {
+	case c.waits <- end:
+	case <-ctx.Done():
+		return false
+	}
 	select {
 	case <-t.C():
 		return true
