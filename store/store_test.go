@@ -317,12 +317,15 @@ func TestBusyDatabase(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "polite.db")
 		db := mustOpenAt(t, path)
 		release := holdWriteLock(t, path)
-		done := make(chan struct{})
+		// The lock goes once Save has been called, not after a set time:
+		// Save meets it held and, rather than fail, waits until it goes.
+		saving, done := make(chan struct{}), make(chan struct{})
 		go func() {
-			time.Sleep(30 * time.Millisecond)
+			<-saving
 			release()
 			close(done)
 		}()
+		close(saving)
 		if err := db.Save(pace.State{Host: "example.com"}); err != nil {
 			t.Errorf("Save after a short lock = %v, want nil", err)
 		}

@@ -19,18 +19,15 @@ const (
 )
 
 // offsetClock is the real clock moved forward by off: the nightly run
-// lives hours after the first without the bench waiting for them. The
-// origins keep real time (a bucket is full after any pause).
-type offsetClock struct{ off time.Duration }
+// lives hours after the first without the bench waiting for them. Its
+// timers are the real clock's. The origins keep real time (a bucket is
+// full after any pause).
+type offsetClock struct {
+	clock.Real
+	off time.Duration
+}
 
-func (c offsetClock) Now() time.Time { return time.Now().Add(c.off) }
-
-func (c offsetClock) NewTimer(d time.Duration) clock.Timer { return realTimer{time.NewTimer(d)} }
-
-type realTimer struct{ t *time.Timer }
-
-func (t realTimer) C() <-chan time.Time { return t.t.C }
-func (t realTimer) Stop() bool          { return t.t.Stop() }
+func (c offsetClock) Now() time.Time { return c.Real.Now().Add(c.off) }
 
 // nightly crawls a token bucket for a first run, then starts a second run
 // of new URLs with the same database nightlyHalfLives half-lives later

@@ -2,6 +2,7 @@ package clock
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -15,23 +16,45 @@ import (
 // request in flight that is not held on the clock (a real one over
 // loopback) keeps the clock still until its answer has been handled.
 //
+// Several runs may share one Fake (crawls of one shared store, say): each
+// is then given a FakeRun of its own (NewRun), and Auto moves the clock
+// only while every run's loop waits and every request in flight of every
+// run is held.
+//
 // Its zero value is not usable: get one from NewFake. It is safe for
 // concurrent use.
 type Fake struct {
-	mu       sync.Mutex
-	now      time.Time
-	timers   []*timer // pending, in no order
-	auto     bool     // Auto is on
-	inflight int      // requests in flight, as the run last said
-	held     int      // goroutines blocked in Hold
-	watched  bool     // a run's loop says when it waits (Waiting)
-	waiting  bool     // the loop waits, as it last said, and nothing woke it since
+	mu     sync.Mutex
+	now    time.Time
+	timers []*timer   // pending, in no order
+	auto   bool       // Auto is on
+	held   int        // goroutines blocked in Hold
+	own    FakeRun    // the run told through the Fake's own Waiting and InFlight
+	runs   []*FakeRun // the runs of NewRun that have not ended
+}
+
+// FakeRun is one of several runs sharing a Fake: a Clock whose loop's
+// Waiting and requests' InFlight are its own, so that the Fake moves by
+// itself only while all the runs wait on it. Get one from Fake.NewRun,
+// and call Done once the run has ended.
+type FakeRun struct {
+	c        *Fake
+	inflight int  // requests in flight, as the run last said
+	watched  bool // the run's loop says when it waits (Waiting)
+	waiting  bool // the loop waits, as it last said, and nothing woke it since
 }
 
 // NewFake returns a clock standing at t0.
-func NewFake(t0 time.Time) *Fake { return &Fake{now: t0} }
+func NewFake(t0 time.Time) *Fake {
+	c := &Fake{now: t0}
+	c.own.c = c
+	return c
+}
 
-var _ Clock = (*Fake)(nil)
+var (
+	_ Clock = (*Fake)(nil)
+	_ Clock = (*FakeRun)(nil)
+)
 
 // Now returns the clock's time.
 func (c *Fake) Now() time.Time {
@@ -55,6 +78,9 @@ func (c *Fake) NewTimer(d time.Duration) Timer {
 // caller holds c.mu.
 func (c *Fake) newTimer(d time.Duration, held bool) *timer {
 	t := &timer{c: c, when: c.now.Add(d), ch: make(chan time.Time, 1), held: held}
+	if !held {
+		t.run = &c.own
+	}
 	if d <= 0 {
 		t.ch <- c.now
 		return t
@@ -126,23 +152,13 @@ func (c *Fake) advanceToNext() bool {
 
 // InFlight is told by a crawl how many requests it has in flight: with
 // Auto, the clock moves only while each of them is held on it.
-func (c *Fake) InFlight(n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight = n
-	c.step()
-}
+func (c *Fake) InFlight(n int) { c.own.InFlight(n) }
 
 // Waiting is told by a crawl's loop when it starts and stops waiting (on
 // a result, a timer or a signal). Once a loop has said so, Auto moves the
 // clock only while the loop waits: a loop that is busy, however slowly
 // on a loaded machine, never sees time jump under it.
-func (c *Fake) Waiting(w bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.watched, c.waiting = true, w
-	c.step()
-}
+func (c *Fake) Waiting(w bool) { c.own.Waiting(w) }
 
 // Pending returns how many timers wait to fire.
 func (c *Fake) Pending() int {
@@ -169,13 +185,27 @@ func (c *Fake) Auto() (stop func()) {
 }
 
 // step moves the clock to its next timer if Auto is on and every
-// goroutine the clock knows of waits on it. The caller holds c.mu.
+// goroutine the clock knows of waits on it: each run's loop that says
+// when it waits, and each request in flight of every run (held). The
+// caller holds c.mu.
 func (c *Fake) step() {
 	c.dropEnded()
-	if !c.auto || c.held < c.inflight {
+	if !c.auto {
 		return
 	}
-	if c.watched && !c.waiting || !c.watched && c.held == 0 {
+	inflight, watched := 0, false
+	for i := -1; i < len(c.runs); i++ {
+		r := &c.own
+		if i >= 0 {
+			r = c.runs[i]
+		}
+		if r.watched && !r.waiting {
+			return
+		}
+		inflight += r.inflight
+		watched = watched || r.watched
+	}
+	if c.held < inflight || !watched && c.held == 0 {
 		return
 	}
 	c.advanceToNext()
@@ -201,8 +231,8 @@ func (c *Fake) dropEnded() {
 
 // advanceTo moves the clock to at, firing the timers due by then. A held
 // goroutine whose timer fires no longer waits on the clock; any other
-// timer may wake the loop, which then counts as busy until it says it
-// waits again. The caller holds c.mu.
+// timer may wake its run's loop, which then counts as busy until it says
+// it waits again. The caller holds c.mu.
 func (c *Fake) advanceTo(at time.Time) {
 	sort.Slice(c.timers, func(i, j int) bool { return c.timers[i].when.Before(c.timers[j].when) })
 	n := 0
@@ -216,7 +246,7 @@ func (c *Fake) advanceTo(at time.Time) {
 		if t.held {
 			c.held--
 		} else {
-			c.waiting = false
+			t.run.waiting = false
 		}
 		t.ch <- t.when // capacity 1, and a timer fires once
 	}
@@ -249,6 +279,7 @@ type timer struct {
 	when    time.Time
 	ch      chan time.Time
 	held    bool            // a goroutine in Hold waits on it
+	run     *FakeRun        // else the run whose loop it may wake
 	ctx     context.Context // the Hold's context
 	dropped bool            // counted out by dropEnded
 }
@@ -261,4 +292,57 @@ func (t *timer) Stop() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.remove(t)
+}
+
+// NewRun returns a view of the clock for one more run sharing it; the
+// clock then moves by itself only while this run, too, waits on it. The
+// run counts as busy until its loop first says it waits.
+func (c *Fake) NewRun() *FakeRun {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := &FakeRun{c: c, watched: true}
+	c.runs = append(c.runs, r)
+	return r
+}
+
+// Now returns the clock's time.
+func (r *FakeRun) Now() time.Time { return r.c.Now() }
+
+// NewTimer returns a timer of the clock, for the run's loop.
+func (r *FakeRun) NewTimer(d time.Duration) Timer {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	t := r.c.newTimer(d, false)
+	t.run = r
+	return t
+}
+
+// Hold blocks on the clock, as Fake.Hold.
+func (r *FakeRun) Hold(ctx context.Context, d time.Duration) bool { return r.c.Hold(ctx, d) }
+
+// InFlight is told by the run how many requests it has in flight, as
+// Fake.InFlight.
+func (r *FakeRun) InFlight(n int) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	r.inflight = n
+	r.c.step()
+}
+
+// Waiting is told by the run's loop when it starts and stops waiting, as
+// Fake.Waiting.
+func (r *FakeRun) Waiting(w bool) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	r.watched, r.waiting = true, w
+	r.c.step()
+}
+
+// Done says the run has ended: the clock no longer waits for it.
+func (r *FakeRun) Done() {
+	c := r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs = slices.DeleteFunc(c.runs, func(o *FakeRun) bool { return o == r })
+	c.step()
 }

@@ -190,3 +190,49 @@ func TestSleepHoldsOnAFake(t *testing.T) {
 		t.Errorf("Sleep on a Fake: Now = %v, want %v", c.Now(), t0.Add(3*time.Second))
 	}
 }
+
+// TestRunsShareAClock: with two runs on one clock, Auto moves it only
+// while both loops wait and every request of either is held; a timer
+// that fires wakes its own run's loop, which alone counts as busy until
+// it waits again; a run that is done no longer keeps the clock.
+func TestRunsShareAClock(t *testing.T) {
+	c := NewFake(t0)
+	defer c.Auto()()
+	a, b := c.NewRun(), c.NewRun()
+	ta := a.NewTimer(time.Minute)
+	tb := b.NewTimer(2 * time.Minute)
+	a.Waiting(true)
+	if _, ok := fired(ta); ok {
+		t.Fatal("a's timer fired while b had not yet waited")
+	}
+	b.InFlight(1) // a request of b's is out, not held
+	b.Waiting(true)
+	if _, ok := fired(ta); ok {
+		t.Fatal("a's timer fired while a request of b's was out")
+	}
+	b.InFlight(0)
+	if at, ok := fired(ta); !ok || !at.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("a's timer fired %v at %v, want at %v", ok, at, t0.Add(time.Minute))
+	}
+	// a handles its timer; b waits all along.
+	b.Waiting(true)
+	if _, ok := fired(tb); ok {
+		t.Fatal("b's timer fired while a handled its own")
+	}
+	a.Waiting(false)
+	a.Waiting(true)
+	if at, ok := fired(tb); !ok || !at.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("b's timer fired %v at %v, want at %v", ok, at, t0.Add(2*time.Minute))
+	}
+	// b is done without waiting again: the clock goes on for a alone.
+	ta2 := a.NewTimer(time.Minute)
+	a.Waiting(false)
+	a.Waiting(true)
+	if _, ok := fired(ta2); ok {
+		t.Fatal("a's second timer fired while b, woken, had not waited again")
+	}
+	b.Done()
+	if at, ok := fired(ta2); !ok || !at.Equal(t0.Add(3*time.Minute)) {
+		t.Errorf("a's second timer fired %v at %v once b was done, want at %v", ok, at, t0.Add(3*time.Minute))
+	}
+}

@@ -12,11 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/clock"
 )
 
 func TestBodyEqualsServed(t *testing.T) {
-	o := New(Config{Pages: 5, Links: 2, Robots: "User-agent: *\nDisallow: /x\n"})
-	o.trickleEvery = time.Millisecond
+	// On a fake clock that moves whenever the origin waits (/trickle,
+	// /slow): no real time passes.
+	clk := clock.NewFake(t0)
+	t.Cleanup(clk.Auto())
+	o := New(Config{Pages: 5, Links: 2, Robots: "User-agent: *\nDisallow: /x\n", Clock: clk})
 	srv := httptest.NewServer(o)
 	defer srv.Close()
 	cases := []struct {
@@ -282,29 +287,36 @@ func TestCancellation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// The origin's clock stands still: the client goes away while
+			// the origin holds its request (or, trickling, its body).
+			clk := newWaitClock()
+			tc.cfg.Clock = clk
 			o, srv := Serve(tc.cfg)
 			defer srv.Close()
 			if tc.cfg.Capacity > 0 {
 				// Occupy the server so /q has to wait its turn.
 				o.mu.Lock()
-				o.nextFree = time.Now().Add(time.Minute)
+				o.nextFree = clk.Now().Add(time.Minute)
 				o.mu.Unlock()
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+tc.path, nil)
-			resp, err := srv.Client().Do(req)
-			if err == nil {
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+			errc := make(chan error, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+tc.path, nil)
+				resp, err := srv.Client().Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				errc <- err
+			}()
+			<-clk.waits
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, want canceled", err)
 			}
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("err = %v, want deadline exceeded", err)
-			}
-			deadline := time.Now().Add(2 * time.Second)
-			for o.Stats().Canceled == 0 && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
+			srv.Close() // once the origin's handler has seen its client go
 			s := o.Stats()
 			if s.Canceled != 1 {
 				t.Errorf("Canceled = %d, want 1", s.Canceled)
@@ -317,16 +329,38 @@ func TestCancellation(t *testing.T) {
 }
 
 func TestTrickleIsSlow(t *testing.T) {
-	o := New(Config{})
-	o.trickleEvery = 20 * time.Millisecond
-	srv := httptest.NewServer(o)
+	clk := newWaitClock()
+	o, srv := Serve(Config{Clock: clk})
 	defer srv.Close()
-	start := time.Now()
-	_, body := get(t, srv.Client(), srv.URL+"/trickle/4")
-	if took := time.Since(start); took < 60*time.Millisecond {
-		t.Errorf("4 bytes took %v, want at least 60ms", took)
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + "/trickle/4")
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- string(body)
+	}()
+	// 4 bytes, with trickleEvery between them: 3 waits, and the body
+	// complete only after the last.
+	for i := range 3 {
+		if end := <-clk.waits; end.Sub(clk.Now()) != o.trickleEvery {
+			t.Errorf("wait %d: %v, want %v", i, end.Sub(clk.Now()), o.trickleEvery)
+		}
+		select {
+		case body := <-answered:
+			t.Fatalf("answered %q after %d waits, want 3", body, i)
+		default:
+		}
+		clk.Advance(o.trickleEvery)
 	}
-	if string(body) != "xxxx" {
+	if body := <-answered; body != "xxxx" {
 		t.Errorf("body %q, want xxxx", body)
 	}
 }

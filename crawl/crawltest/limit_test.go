@@ -1,8 +1,9 @@
 package crawltest
 
 import (
+	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -172,7 +173,7 @@ func TestRateLimitHeaders(t *testing.T) {
 
 func TestQueueModel(t *testing.T) {
 	// Capacity 10/s: 100 ms of service each; room for 2 waiting.
-	o, c := newFake(Config{Capacity: 10, QueueMax: 2})
+	tm := newTimed(t, Config{Capacity: 10, QueueMax: 2})
 	steps := []struct {
 		after  time.Duration
 		status int
@@ -186,24 +187,31 @@ func TestQueueModel(t *testing.T) {
 		{0, 503, 0},
 		{time.Second, 200, 100 * time.Millisecond},
 	}
+	calls := make([]*call, len(steps))
 	for i, s := range steps {
-		c.Advance(s.after)
-		before := len(c.Sleeps())
-		w := do(o, "/q")
-		if w.Code != s.status {
-			t.Fatalf("step %d: status %d, want %d", i, w.Code, s.status)
+		tm.advance(s.after)
+		c := tm.get("/q")
+		calls[i] = c
+		if c.held != s.wait {
+			t.Errorf("step %d: held %v, want %v", i, c.held, s.wait)
 		}
-		if s.status == 503 {
-			if got := w.Header().Get("Retry-After"); got != "1" {
-				t.Errorf("step %d: Retry-After %q, want 1", i, got)
-			}
+		if s.status != 503 || c.held != 0 {
 			continue
 		}
-		if got := c.Sleeps()[before]; got != s.wait {
-			t.Errorf("step %d: held %v, want %v", i, got, s.wait)
+		if c.w.Code != s.status {
+			t.Fatalf("step %d: status %d, want %d", i, c.w.Code, s.status)
+		}
+		if got := c.w.Header().Get("Retry-After"); got != "1" {
+			t.Errorf("step %d: Retry-After %q, want 1", i, got)
 		}
 	}
-	if got := o.Stats().QueueFull; got != 2 {
+	tm.finish()
+	for i, s := range steps {
+		if s.status == 200 && calls[i].w.Code != 200 {
+			t.Errorf("step %d: status %d once held, want 200", i, calls[i].w.Code)
+		}
+	}
+	if got := tm.o.Stats().QueueFull; got != 2 {
 		t.Errorf("QueueFull = %d, want 2", got)
 	}
 }
@@ -211,19 +219,17 @@ func TestQueueModel(t *testing.T) {
 func TestQueueOnLoopback(t *testing.T) {
 	// 200 ms of service per request and room for 1 waiting: of 6 requests
 	// at once, 2 are served, the second 200 ms after the first, and 4 get
-	// 503 at once.
-	o, srv := Serve(Config{Capacity: 5, QueueMax: 1})
+	// 503 at once. The origin's clock is fake: it stands still until the
+	// test moves it, once every request is answered or held.
+	clk := newWaitClock()
+	o, srv := Serve(Config{Capacity: 5, QueueMax: 1, Clock: clk})
 	defer srv.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 10}, Timeout: 5 * time.Second}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 10}}
 	defer client.CloseIdleConnections()
-	type result struct {
-		status int
-		done   time.Time
-	}
-	results := make([]result, 6)
+	statuses := make(chan int, 6)
 	var ready, wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range results {
+	for range 6 {
 		ready.Add(1)
 		wg.Go(func() {
 			// Open the connection first on robots.txt, which skips the queue.
@@ -235,54 +241,94 @@ func TestQueueOnLoopback(t *testing.T) {
 			resp, err := client.Get(srv.URL + "/q")
 			if err != nil {
 				t.Errorf("GET: %v", err)
+				statuses <- 0
 				return
 			}
 			resp.Body.Close()
-			results[i] = result{resp.StatusCode, time.Now()}
+			statuses <- resp.StatusCode
 		})
 	}
 	ready.Wait()
-	begin := time.Now()
 	close(start)
-	wg.Wait()
-	var served []time.Time
+	var ends []time.Time
 	refused := 0
-	for _, r := range results {
-		switch r.status {
-		case http.StatusOK:
-			served = append(served, r.done)
-		case http.StatusServiceUnavailable:
+	for len(ends)+refused < 6 {
+		select {
+		case end := <-clk.waits:
+			ends = append(ends, end)
+		case s := <-statuses:
+			if s != http.StatusServiceUnavailable {
+				t.Fatalf("status %d before the clock moved, want 503 or a request held", s)
+			}
 			refused++
 		}
 	}
-	if len(served) != 2 || refused != 4 {
-		t.Fatalf("served %d, refused %d; want 2 and 4 (%v)", len(served), refused, results)
+	slices.SortFunc(ends, time.Time.Compare)
+	if want := []time.Time{t0.Add(200 * time.Millisecond), t0.Add(400 * time.Millisecond)}; !slices.Equal(ends, want) {
+		t.Fatalf("requests held until %v, want %v (200 ms of service, then 200 ms of queueing and service)", ends, want)
 	}
-	sort.Slice(served, func(i, j int) bool { return served[i].Before(served[j]) })
-	if first := served[0].Sub(begin); first < 150*time.Millisecond {
-		t.Errorf("first answer after %v, want at least 150ms of service", first)
+	for i, end := range ends {
+		clk.Advance(end.Sub(clk.Now()))
+		if s := <-statuses; s != http.StatusOK {
+			t.Errorf("answer %d at %v: status %d, want 200", i, clk.Since(t0), s)
+		}
+		select {
+		case s := <-statuses:
+			t.Errorf("another answer (%d) at %v, before its time", s, clk.Since(t0))
+		default:
+		}
 	}
-	if gap := served[1].Sub(served[0]); gap < 150*time.Millisecond {
-		t.Errorf("second answer %v after the first, want about 200ms of queueing", gap)
-	}
+	wg.Wait()
 	if s := o.Stats(); s.ByStatus[503] != 4 || s.QueueFull != 4 {
 		t.Errorf("ByStatus[503] = %d, QueueFull = %d; want 4, 4", s.ByStatus[503], s.QueueFull)
 	}
 }
 
 func TestLatencyAdded(t *testing.T) {
-	o, c := newFake(Config{Latency: 40 * time.Millisecond})
-	do(o, "/a")
-	do(o, "/robots.txt")
-	if got := c.Sleeps(); len(got) < 2 || got[0] != 40*time.Millisecond {
-		t.Errorf("sleeps %v, want 40ms before each answer", got)
+	tm := newTimed(t, Config{Latency: 40 * time.Millisecond})
+	for _, p := range []string{"/a", "/robots.txt"} {
+		c := tm.get(p)
+		if c.held != 40*time.Millisecond {
+			t.Errorf("%s held %v, want 40ms before its answer", p, c.held)
+		}
+		tm.advance(40 * time.Millisecond)
+		select {
+		case <-c.done:
+		default:
+			t.Errorf("%s not answered after its 40ms", p)
+		}
 	}
 
-	_, srv := Serve(Config{Latency: 40 * time.Millisecond})
+	// On loopback: the answer comes once the origin's clock has moved on
+	// 40ms, not before.
+	clk := newWaitClock()
+	_, srv := Serve(Config{Latency: 40 * time.Millisecond, Clock: clk})
 	defer srv.Close()
-	start := time.Now()
-	get(t, srv.Client(), srv.URL+"/a")
-	if took := time.Since(start); took < 40*time.Millisecond {
-		t.Errorf("took %v, want at least 40ms", took)
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + "/a")
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- string(body)
+	}()
+	if end := <-clk.waits; !end.Equal(t0.Add(40 * time.Millisecond)) {
+		t.Errorf("held %v, want 40ms", end.Sub(t0))
+	}
+	select {
+	case <-answered:
+		t.Error("answered before its latency")
+	default:
+	}
+	clk.Advance(40 * time.Millisecond)
+	if body := <-answered; body != string(Body("/a")) {
+		t.Errorf("answer %q, want the body %q", body, Body("/a"))
 	}
 }

@@ -6,51 +6,151 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/clock"
 )
 
 var t0 = time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a settable clock; sleeps on it are recorded, not taken.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
+// newFake returns an origin on a fake clock at t0, which only the test
+// moves. A request the origin holds (latency, queueing, /slow) blocks
+// until the clock passes its wait: serve those with newTimed instead.
+func newFake(cfg Config) (*Origin, *clock.Fake) {
+	c := clock.NewFake(t0)
+	cfg.Clock = c
+	return New(cfg), c
 }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+// waitClock is an origin's Config.Clock in the tests where requests
+// overlap: the fake clock, each wait of the origin a timer on it, and the
+// end of each wait sent on waits once its timer is set. A test learns
+// from it, without polling, that a request is held and until when, before
+// it moves the clock.
+type waitClock struct {
+	*clock.Fake
+	waits chan time.Time
 }
 
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+func newWaitClock() waitClock {
+	return waitClock{clock.NewFake(t0), make(chan time.Time)}
 }
 
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.mu.Unlock()
-	return ctx.Err()
+// Hold waits d on the clock, or until ctx is done, as clock.Holder.
+func (c waitClock) Hold(ctx context.Context, d time.Duration) bool {
+	if d <= 0 || ctx.Err() != nil {
+		return ctx.Err() == nil
+	}
+	end := c.Now().Add(d)
+	t := c.NewTimer(d)
+	defer t.Stop()
+	select {
+	case c.waits <- end:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-t.C():
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
+// timed serves requests to an origin on a fake clock as clients that
+// overlap would: each in a goroutine of its own, the origin's waits held
+// on the clock (a waitClock), which only the test moves. One request
+// runs at a time: start returns once the new one is answered or held, and
+// advance lets each held request go on, at its time, before the clock
+// moves further, so that what the origin reads of the clock is exact.
+type timed struct {
+	o     *Origin
+	clk   waitClock
+	ended chan struct{} // a request's handler returned
+	due   []time.Time   // the ends of the waits under way
 }
 
-// newFake returns an origin on a fake clock starting at t0.
-func newFake(cfg Config) (*Origin, *fakeClock) {
-	c := &fakeClock{now: t0}
-	o := New(cfg)
-	o.now, o.sleep = c.Now, c.Sleep
-	return o, c
+// call is one request timed serves.
+type call struct {
+	w    *httptest.ResponseRecorder
+	held time.Duration // how long the origin held it first; 0 when it answered at once
+	done chan struct{} // closed once answered
+}
+
+// newTimed returns a timed origin for cfg at t0. The requests it still
+// holds when the test ends are let go.
+func newTimed(t *testing.T, cfg Config) *timed {
+	tm := &timed{clk: newWaitClock(), ended: make(chan struct{})}
+	cfg.Clock = tm.clk
+	tm.o = New(cfg)
+	t.Cleanup(tm.finish)
+	return tm
+}
+
+// start serves r and returns once the origin answered it or holds it.
+func (tm *timed) start(r *http.Request) *call {
+	c := &call{w: httptest.NewRecorder(), done: make(chan struct{})}
+	at := tm.clk.Now()
+	go func() {
+		tm.o.ServeHTTP(c.w, r)
+		close(c.done)
+		tm.ended <- struct{}{}
+	}()
+	if end, held := tm.settle(); held {
+		c.held = end.Sub(at)
+	}
+	return c
+}
+
+// get starts a GET of target with header's name-value pairs.
+func (tm *timed) get(target string, header ...string) *call {
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	return tm.start(r)
+}
+
+// settle waits until the request running holds (it reports the end of
+// its wait) or ends.
+func (tm *timed) settle() (time.Time, bool) {
+	select {
+	case end := <-tm.clk.waits:
+		tm.due = append(tm.due, end)
+		return end, true
+	case <-tm.ended:
+		return time.Time{}, false
+	}
+}
+
+// advance moves the clock d on. Each wait that ends on the way ends at
+// its time, and its request runs until it answers or waits again before
+// the clock moves further.
+func (tm *timed) advance(d time.Duration) {
+	to := tm.clk.Now().Add(d)
+	for len(tm.due) > 0 {
+		next := slices.MinFunc(tm.due, time.Time.Compare)
+		if next.After(to) {
+			break
+		}
+		n := len(tm.due)
+		tm.due = slices.DeleteFunc(tm.due, next.Equal)
+		tm.clk.Advance(next.Sub(tm.clk.Now()))
+		for range n - len(tm.due) {
+			tm.settle()
+		}
+	}
+	tm.clk.Advance(to.Sub(tm.clk.Now()))
+}
+
+// finish moves the clock until no request is held.
+func (tm *timed) finish() {
+	for len(tm.due) > 0 {
+		tm.advance(slices.MaxFunc(tm.due, time.Time.Compare).Sub(tm.clk.Now()))
+	}
 }
 
 // do serves one GET in memory.
@@ -176,7 +276,7 @@ func TestServeIsLoopback(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	o, srv := Serve(Config{Rate: 50, Burst: 20, RateLimitHeaders: true, Pages: 10, Links: 2,
-		Robots: "User-agent: *\nDisallow: /page/3\n"})
+		Robots: "User-agent: *\nDisallow: /page/3\n", Clock: clock.NewFake(t0)})
 	defer srv.Close()
 	const workers, each = 6, 20
 	var wg sync.WaitGroup

@@ -8,20 +8,6 @@ import (
 	"time"
 )
 
-// newTimed returns an origin on a fake clock whose sleeps advance it, so
-// that latencies are exact.
-func newTimed(cfg Config) (*Origin, *fakeClock) {
-	o, c := newFake(cfg)
-	o.sleep = func(ctx context.Context, d time.Duration) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		c.Advance(d)
-		return nil
-	}
-	return o, c
-}
-
 func TestLog(t *testing.T) {
 	type step struct {
 		at       time.Duration // arrival, after t0
@@ -81,18 +67,19 @@ func TestLog(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, c := newTimed(tc.cfg)
+			tm := newTimed(t, tc.cfg)
 			for _, s := range tc.steps {
-				c.Advance(t0.Add(s.at).Sub(c.Now())) // sleeps moved the clock on
+				tm.advance(t0.Add(s.at).Sub(tm.clk.Now()))
 				r := httptest.NewRequest(http.MethodGet, s.path, nil)
 				if s.canceled {
 					ctx, cancel := context.WithCancel(r.Context())
 					cancel()
 					r = r.WithContext(ctx)
 				}
-				o.ServeHTTP(httptest.NewRecorder(), r)
+				tm.start(r)
 			}
-			got := o.Stats().Log
+			tm.finish() // the requests held answer
+			got := tm.o.Stats().Log
 			if len(got) != len(tc.want) {
 				t.Fatalf("Log has %d records, want %d: %+v", len(got), len(tc.want), got)
 			}
@@ -106,7 +93,7 @@ func TestLog(t *testing.T) {
 }
 
 func TestLogReset(t *testing.T) {
-	o, _ := newTimed(Config{Log: true})
+	o, _ := newFake(Config{Log: true})
 	do(o, "/a")
 	o.Reset()
 	do(o, "/b")
@@ -132,11 +119,17 @@ func TestOmitRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, _ := newFake(tc.cfg) // sleeps take no time: the queue stays full
-			var w *httptest.ResponseRecorder
+			// The first request holds its place in the queue, held on the
+			// clock, as the next arrives.
+			tm := newTimed(t, tc.cfg)
+			var last *call
 			for _, p := range tc.paths {
-				w = do(o, p)
+				last = tm.get(p)
 			}
+			if last.held != 0 {
+				t.Fatalf("last request held %v, want an answer at once", last.held)
+			}
+			w := last.w
 			if w.Code != tc.wantStatus {
 				t.Fatalf("last status %d, want %d", w.Code, tc.wantStatus)
 			}

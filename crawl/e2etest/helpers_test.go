@@ -6,7 +6,5 @@ import "github.com/polite-crawler/polite/crawl/crawltest"
 var (
 	fastConfig   = crawltest.FastConfig
 	mustOpen     = crawltest.OpenDB
-	serve        = crawltest.Start
-	sitemapCrawl = crawltest.SitemapCrawl
 	sitemapStats = crawltest.SitemapStats
 )

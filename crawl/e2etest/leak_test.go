@@ -3,17 +3,19 @@ package e2etest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/store"
 )
@@ -31,7 +33,10 @@ func openFDs(t *testing.T) int {
 // TestNoLeaksAfterRun runs crawls that end in different ways and checks
 // that, once Run has returned and the test has closed its servers and
 // database, no goroutine of the crawl is left and every file and
-// connection it opened is closed.
+// connection it opened is closed. Each crawl runs on a fake clock (from
+// the wall's now, as the HTTP client notes when a request left on the
+// wall's clock), its origin on the same one unless it must keep the
+// wall's.
 func TestNoLeaksAfterRun(t *testing.T) {
 	// Not parallel: it counts the process's goroutines and open files, which the parallel tests would share.
 	tests := []struct {
@@ -39,7 +44,11 @@ func TestNoLeaksAfterRun(t *testing.T) {
 		cfg   crawltest.Config
 		paths []string
 		tune  func(cfg *crawl.Config, srv *httptest.Server, o *crawltest.Origin)
-		ctx   func(o *crawltest.Origin) (context.Context, func())
+		// wallOrigin keeps the origin on the wall's clock.
+		wallOrigin bool
+		// interruptAt interrupts the run (SIGINT) as the origin receives
+		// its interruptAt-th request; 0 never.
+		interruptAt int
 	}{
 		{
 			name:  "a crawl that follows links",
@@ -48,9 +57,12 @@ func TestNoLeaksAfterRun(t *testing.T) {
 			tune:  func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) { c.Depth = 5 },
 		},
 		{
-			name:  "hostile answers: too large, a bomb, a trickle, throttling",
-			cfg:   crawltest.Config{Rate: 50, Burst: 2},
-			paths: []string{"/big/3000000", "/gzipbomb/2097152", "/trickle/100", "/status/503", "/redirect/3?to=/end", "/loop/a", "/weird-headers"},
+			name: "hostile answers: too large, a bomb, a trickle, throttling",
+			// The trickle (a byte every 100 ms of the origin's clock) is cut
+			// by the request's timeout, which goes by the wall's.
+			wallOrigin: true,
+			cfg:        crawltest.Config{Rate: 50, Burst: 2},
+			paths:      []string{"/big/3000000", "/gzipbomb/2097152", "/trickle/100", "/status/503", "/redirect/3?to=/end", "/loop/a", "/weird-headers"},
 			tune: func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) {
 				c.MaxBody, c.Timeout, c.MaxAttempts = 1<<20, 300*time.Millisecond, 1
 				c.Concurrency, c.PerHost = 4, 4
@@ -63,16 +75,7 @@ func TestNoLeaksAfterRun(t *testing.T) {
 			tune: func(c *crawl.Config, _ *httptest.Server, _ *crawltest.Origin) {
 				c.Concurrency, c.PerHost, c.Grace = 4, 4, 20*time.Millisecond
 			},
-			ctx: func(o *crawltest.Origin) (context.Context, func()) {
-				ctx, cancel := context.WithCancelCause(context.Background())
-				go func() {
-					for o.Stats().Requests < 3 && ctx.Err() == nil {
-						time.Sleep(5 * time.Millisecond)
-					}
-					cancel(&crawl.Interrupted{Signal: "SIGINT", Code: 130})
-				}()
-				return ctx, func() { cancel(nil) }
-			},
+			interruptAt: 3, // robots.txt and two pages, held 100 ms each
 		},
 		{
 			name:  "a crawl stopped by a write failure",
@@ -90,13 +93,28 @@ func TestNoLeaksAfterRun(t *testing.T) {
 			ignore := goleak.IgnoreCurrent()
 			fds := openFDs(t)
 
+			clk := clock.NewFake(time.Now())
+			if !tt.wallOrigin {
+				tt.cfg.Clock = clk
+			}
 			o := crawltest.New(tt.cfg)
-			srv := httptest.NewServer(o)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			var arrived atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if n := arrived.Add(1); tt.interruptAt > 0 && int(n) == tt.interruptAt {
+					// The signal wakes the loop: the clock must not move
+					// on before the loop has seen it and waits again.
+					clk.Waiting(false)
+					cancel(&crawl.Interrupted{Signal: "SIGINT", Code: 130})
+				}
+				o.ServeHTTP(w, r)
+			}))
 			var seeds []string
 			for _, p := range tt.paths {
 				seeds = append(seeds, srv.URL+p)
 			}
 			cfg := fastConfig(t, seeds...)
+			crawltest.OnClock(t, &cfg, clk)
 			if tt.tune != nil {
 				tt.tune(&cfg, srv, o)
 			}
@@ -104,12 +122,8 @@ func TestNoLeaksAfterRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.Background(), func() {}
-			if tt.ctx != nil {
-				ctx, cancel = tt.ctx(o)
-			}
 			rep, err := crawl.Run(ctx, db, cfg)
-			cancel()
+			cancel(nil)
 			if rep == nil {
 				t.Fatalf("Run returned no report: %v", err)
 			}
@@ -130,15 +144,8 @@ func TestNoLeaksAfterRun(t *testing.T) {
 			if err := goleak.Find(ignore); err != nil {
 				t.Errorf("goroutines outlive the crawl, its origin and its database: %v", err)
 			}
-			var got int
-			for i := 0; i < 100; i++ {
-				if got = openFDs(t); got <= fds {
-					break
-				}
-				runtime.GC()
-				time.Sleep(10 * time.Millisecond)
-			}
-			if got > fds {
+			// No goroutine is left to close a file late.
+			if got := openFDs(t); got > fds {
 				t.Errorf("%d files open after the crawl, %d before: %s", got, fds, fdList(t))
 			}
 		})

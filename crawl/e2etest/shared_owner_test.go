@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/store/postgres"
 	"github.com/polite-crawler/polite/store/postgres/pgtest"
@@ -41,8 +42,18 @@ func workerAgent(i int) string { return fmt.Sprintf("polite-test-%d/1.0", i) }
 // every store of dbs at once, worker i as workerAgent(i), each one's
 // configuration passed through set (when not nil); it returns their
 // reports. OWNDEBUG in the environment logs every worker to stderr.
+//
+// Everything runs on one fake clock: each worker's crawl (a run of the
+// clock of its own) and store (its pace claims, ownership and leases),
+// and the origin, which holds each request on it. The clock moves only
+// once every worker waits on it and every request in flight is held. It
+// starts at the wall's now, as crawltest.SitemapCrawl's: the HTTP client
+// notes when a request left on the wall's clock.
 func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, set func(*crawl.Config)) []*report.Report {
 	t.Helper()
+	clk := clock.NewFake(time.Now())
+	defer clk.Auto()()
+	o.clock = clk
 	srv := httptest.NewServer(o)
 	defer srv.Close()
 	seeds := make([]string, pages)
@@ -52,7 +63,10 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 	reps := make([]*report.Report, len(dbs))
 	var wg sync.WaitGroup
 	for i, db := range dbs {
+		db.Now = clk.Now
+		run := clk.NewRun()
 		cfg := fastConfig(t, seeds...)
+		cfg.Clock = run
 		cfg.UserAgent = workerAgent(i)
 		cfg.Shared = db.Coordination
 		if set != nil {
@@ -62,6 +76,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("w", i)
 		}
 		wg.Go(func() {
+			defer run.Done()
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
 				t.Errorf("worker %d: %v", i, err)
@@ -73,15 +88,18 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 	return reps
 }
 
-// ownedHit is one request the origin saw: which worker sent it, and when.
+// ownedHit is one request the origin saw: which worker sent it, and when
+// (on the fake clock).
 type ownedHit struct {
 	agent      string
 	start, end time.Time
 }
 
 // ownedOrigin serves pages, answering 429 to the requests listed in
-// throttle (by their order, 1-based), and logs every request.
+// throttle (by their order, 1-based), each after 2 ms held on the clock,
+// and logs every request.
 type ownedOrigin struct {
+	clock    *clock.Fake // set by crawlTogether
 	mu       sync.Mutex
 	hits     []ownedHit
 	throttle map[int]bool
@@ -93,19 +111,21 @@ func (o *ownedOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	start := time.Now()
+	start := o.clock.Now()
 	o.mu.Lock()
 	o.n++
 	throttled := o.throttle[o.n]
 	o.mu.Unlock()
-	time.Sleep(2 * time.Millisecond)
+	if !o.clock.Hold(r.Context(), 2*time.Millisecond) {
+		return
+	}
 	if throttled {
 		w.WriteHeader(http.StatusTooManyRequests)
 	} else {
 		fmt.Fprintf(w, "<html><body>%s</body></html>", r.URL.Path)
 	}
 	o.mu.Lock()
-	o.hits = append(o.hits, ownedHit{agent: r.UserAgent(), start: start, end: time.Now()})
+	o.hits = append(o.hits, ownedHit{agent: r.UserAgent(), start: start, end: o.clock.Now()})
 	o.mu.Unlock()
 }
 

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/warc/warciotest"
 	"github.com/polite-crawler/polite/store"
@@ -42,33 +42,6 @@ func rerunOrigin(t *testing.T, second *atomic.Bool) *httptest.Server {
 	return srv
 }
 
-// arrivals is a test server that counts the requests to each path as
-// they arrive, before its handler answers.
-type arrivals struct {
-	*httptest.Server
-	mu     sync.Mutex
-	byPath map[string]int
-}
-
-func countArrivals(t *testing.T, h http.Handler) *arrivals {
-	t.Helper()
-	a := &arrivals{byPath: map[string]int{}}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		a.byPath[r.URL.Path]++
-		a.mu.Unlock()
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(a.Close)
-	return a
-}
-
-func (a *arrivals) count(path string) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.byPath[path]
-}
-
 func warcFiles(t *testing.T, out string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(out, "warc", "*.warc.gz"))
@@ -82,7 +55,9 @@ func warcFiles(t *testing.T, out string) []string {
 // A crawl with Warc keeps every fetch, robots.txt included, as WARC
 // records that warcio.js reads; its conditional re-run writes revisits
 // for a 304 and for an unchanged 200, and a new response for a changed
-// page; a body over the limit is recorded cut, a gzip body decoded.
+// page; a body over the limit is recorded cut, a gzip body decoded. Both
+// runs pace on one fake clock, from the wall's now (the HTTP client notes
+// when a request left on the wall's clock).
 func TestWarcCrawlAndRerun(t *testing.T) {
 	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
@@ -93,6 +68,7 @@ func TestWarcCrawlAndRerun(t *testing.T) {
 	pages := []string{srv.URL + "/page/0", srv.URL + "/page/1", srv.URL + "/page/2"}
 	cfg := fastConfig(t, append(pages, srv.URL+"/big/5000", srv.URL+"/gzipbomb/3000")...)
 	cfg.Warc, cfg.MaxBody, cfg.Software = true, 4000, "polite/test"
+	crawltest.OnClock(t, &cfg, clock.NewFake(time.Now()))
 	db := mustOpen(t)
 
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
@@ -210,25 +186,33 @@ func mustBodyPath(t *testing.T, db *store.DB, job, u string) string {
 
 // A run interrupted by a signal closes its WARC file and writes its index;
 // the run that resumes the job writes a new file, and warcio.js reads
-// both, every fetch that finished a request and a response.
+// both, every fetch that finished a request and a response. The runs and
+// the origin share a fake clock: the first run is interrupted as
+// /slow/300 arrives, and the grace ends long before its 300 ms do.
 func TestWarcInterruptedAndResumed(t *testing.T) {
 	t.Parallel() // its own origin, database, output folder and warcio.js processes
 	if os.Getenv("POLITE_WARCIO_DIR") == "" {
 		t.Skip("POLITE_WARCIO_DIR is not set: install warcio.js with `npm install --prefix DIR warcio@2.4` and set it to DIR (.ci/run does)")
 	}
-	srv := countArrivals(t, crawltest.New(crawltest.Config{}))
+	clk := clock.NewFake(time.Now())
+	o := crawltest.New(crawltest.Config{Clock: clk})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow/300" && ctx.Err() == nil {
+			// The signal wakes the first run's loop: the clock must not
+			// move on before the loop has seen it and waits again.
+			clk.Waiting(false)
+			cancel(&crawl.Interrupted{Signal: "SIGTERM", Code: 143})
+		}
+		o.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	seeds := []string{srv.URL + "/first", srv.URL + "/slow/300", srv.URL + "/later/1", srv.URL + "/later/2"}
 	cfg := fastConfig(t, seeds...)
 	cfg.Warc, cfg.Grace = true, 10*time.Millisecond
+	crawltest.OnClock(t, &cfg, clk)
 	db := mustOpen(t)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	go func() {
-		for srv.count("/slow/300") == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel(&crawl.Interrupted{Signal: "SIGTERM", Code: 143})
-	}()
 	if _, err := crawl.Run(ctx, db, cfg); err == nil {
 		t.Fatal("interrupted run: no error")
 	}

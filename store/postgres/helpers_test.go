@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/store/postgres/pgtest"
-	"github.com/polite-crawler/polite/store/storetest"
 )
 
 // serverURL returns the test server's URL (see pgtest.URL).
@@ -22,7 +22,7 @@ func newSchema(t *testing.T) string { return pgtest.Schema(t, "t_"+t.Name()) }
 // mustOpen opens the database at u, on clock c (nil: the server's), and
 // closes it when the test ends. Each call is another pool of
 // connections: a worker of its own.
-func mustOpen(t *testing.T, u string, c *storetest.Clock) *DB {
+func mustOpen(t *testing.T, u string, c *clock.Fake) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), u)
 	if err != nil {
@@ -37,8 +37,8 @@ func mustOpen(t *testing.T, u string, c *storetest.Clock) *DB {
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
-// newClock is a clock the test moves, at t0; safe for concurrent use.
-func newClock() *storetest.Clock { return storetest.NewClock(t0) }
+// newClock is a fake clock the test moves, at t0.
+func newClock() *clock.Fake { return clock.NewFake(t0) }
 
 // openFromVersion builds the schema as migration version v left it in a
 // new schema, runs rows there (the data of that version), and opens it,

@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/pace"
 )
 
@@ -66,22 +68,37 @@ func TestClaimPaceConcurrentWorkersKeepTheDelay(t *testing.T) {
 	}
 }
 
-// The same on the server's clock, with real time passing: N goroutines
-// claim until each has had its share; the server's own timestamps of the
-// claims are never closer than the delay.
-func TestClaimPaceServerClock(t *testing.T) {
+// Workers on their own connections claim one host until each has had its
+// share, giving it up after each claim so that every claim contends
+// again; a refused worker waits on the shared fake clock as long as the
+// claim says (at most the delay). The clock moves only once every worker
+// still claiming waits on it: the claims' own timestamps are never closer
+// than the delay.
+func TestClaimPaceWorkersTakeTurns(t *testing.T) {
 	t.Parallel()
 	u := newSchema(t)
+	clk := newClock()
 	const workers, each = 5, 3
 	delay := 4 * time.Millisecond
 	var (
 		mu     sync.Mutex
 		claims []time.Time
 		wg     sync.WaitGroup
+		live   = workers
 	)
+	// The workers still claiming are the clock's requests in flight: Auto
+	// moves it only while each of them is held on it (clock.Sleep).
+	clk.InFlight(live)
+	t.Cleanup(clk.Auto())
 	for w := range workers {
-		db := mustOpen(t, u, nil)
+		db := mustOpen(t, u, clk)
 		wg.Go(func() {
+			defer func() {
+				mu.Lock()
+				live--
+				clk.InFlight(live)
+				mu.Unlock()
+			}()
 			for got := 0; got < each; {
 				c, err := db.ClaimPace("api.test", int64(w+1), delay)
 				if err != nil {
@@ -91,7 +108,7 @@ func TestClaimPaceServerClock(t *testing.T) {
 				if !c.OK {
 					// Refused by the pace or by another's ownership,
 					// which the owner gives up at once (below).
-					time.Sleep(min(c.Wait(), delay))
+					clock.Sleep(context.Background(), clk, min(c.Wait(), delay))
 					continue
 				}
 				got++
@@ -116,6 +133,68 @@ func TestClaimPaceServerClock(t *testing.T) {
 	}
 	if len(claims) != workers*each {
 		t.Errorf("%d claims, want %d", len(claims), workers*each)
+	}
+}
+
+// On the server's clock (no Now), workers claiming at once queue on the
+// host's row and the server's timestamps decide: one claim wins and the
+// others are refused until the winner's delay has run, by the server's
+// clock; once the winner gives the host up, every claim is still refused
+// until then (the pace stays), but no longer for another's ownership. The
+// delay is longer than the test: no real time has to pass.
+func TestClaimPaceServerClock(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	const workers = 5
+	delay := time.Hour
+	dbs := make([]*DB, workers)
+	for i := range dbs {
+		dbs[i] = mustOpen(t, u, nil)
+	}
+	claimAll := func() []Claim {
+		cs := make([]Claim, workers)
+		var wg sync.WaitGroup
+		for w, db := range dbs {
+			wg.Go(func() {
+				c, err := db.ClaimPace("api.test", int64(w+1), delay)
+				if err != nil {
+					t.Errorf("worker %d: %v", w, err)
+				}
+				cs[w] = c
+			})
+		}
+		wg.Wait()
+		return cs
+	}
+	first := claimAll()
+	winner := -1
+	for w, c := range first {
+		if c.OK {
+			if winner >= 0 {
+				t.Fatalf("workers %d and %d both claimed the host", winner, w)
+			}
+			winner = w
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no worker claimed a host nobody had: %+v", first)
+	}
+	next := first[winner].Next
+	if got := next.Sub(first[winner].At); got != delay {
+		t.Errorf("the winner's next claim %s after its own, want the delay %s", got, delay)
+	}
+	for w, c := range first {
+		if w != winner && (!c.Next.Equal(next) || c.Owner != int64(winner+1)) {
+			t.Errorf("worker %d: refused until %v, owner %d; want until %v, owned by %d", w, c.Next, c.Owner, next, winner+1)
+		}
+	}
+	if err := dbs[winner].ReleasePace("api.test", int64(winner+1)); err != nil {
+		t.Fatal(err)
+	}
+	for w, c := range claimAll() {
+		if c.OK || !c.Next.Equal(next) || c.Owner != 0 {
+			t.Errorf("after the release, worker %d: OK %v, until %v, owner %d; want refused until %v, owned by none", w, c.OK, c.Next, c.Owner, next)
+		}
 	}
 }
 

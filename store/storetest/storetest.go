@@ -8,11 +8,11 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/pace"
@@ -72,43 +72,21 @@ type Config struct {
 // store that rounds.
 var T0 = time.Date(2026, 11, 30, 10, 0, 0, 123456789, time.UTC)
 
-// Clock is a clock the suite moves; safe for concurrent use.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewClock returns a Clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock d forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// env is one subtest's database: its first handle db on clock, and how
-// to open more handles on the same database.
+// env is one subtest's database: its first handle db on clock (the fake
+// clock the suite moves), and how to open more handles on the same
+// database.
 type env struct {
 	cfg   Config
 	db    Store
-	clock *Clock
+	clock *clock.Fake
 	open  func(now func() time.Time) Store
 }
 
 func (c Config) env(t *testing.T) *env {
 	t.Helper()
-	clock := NewClock(T0)
+	clk := clock.NewFake(T0)
 	open := c.NewDB(t)
-	return &env{cfg: c, db: open(clock.Now), clock: clock, open: open}
+	return &env{cfg: c, db: open(clk.Now), clock: clk, open: open}
 }
 
 // Run runs the suite: each subtest on a database of its own, in parallel.
