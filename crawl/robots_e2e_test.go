@@ -363,8 +363,9 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 			db := mustOpen(t)
 			cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 			cfg.RobotsTTL = tc.ttl
-			onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
+			clk := onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
 			for run := 1; run <= 2; run++ {
+				clk.Advance(time.Second) // between two runs
 				cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 				rep, err := crawl.Run(context.Background(), db, cfg)
 				checkRun(t, rep, err, s.host(), outcome{done: 1, excluded: 1})
