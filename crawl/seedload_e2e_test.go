@@ -55,8 +55,9 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	writeSeeds(t, path, lines...)
 	cfg := fastConfig(t)
 	cfg.Seeds = seeds.File(path)
+	onFakeClock(t, &cfg) // the pace in fake time; the seeds' origin is dialled over loopback
 	spy := &seedSpy{DB: mustOpen(t)}
-	later := time.Now().Add(time.Hour).Truncate(time.Second)
+	later := time.Now().Add(time.Hour).Truncate(time.Second) // the file's time, which the file system keeps
 
 	steps := []struct {
 		name     string
@@ -163,6 +164,7 @@ func TestSkippedSeedLinesAreCapped(t *testing.T) {
 			writeSeeds(t, path, tt.lines...)
 			cfg := fastConfig(t)
 			cfg.Seeds = seeds.File(path)
+			onFakeClock(t, &cfg) // the pace of the one good seed in fake time
 			var logs bytes.Buffer
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			db := mustOpen(t)
