@@ -365,7 +365,8 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 			cfg.RobotsTTL = tc.ttl
 			clk := onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
 			for run := 1; run <= 2; run++ {
-				clk.Advance(time.Second) // between two runs
+				// A second between two runs, as on the wall clock.
+				clk.Advance(time.Second)
 				cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 				rep, err := crawl.Run(context.Background(), db, cfg)
 				checkRun(t, rep, err, s.host(), outcome{done: 1, excluded: 1})
@@ -402,7 +403,8 @@ func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
 	clk := onFakeClock(t, &cfg) // the pace and the TTL in fake time
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "parsed (200)"})
-	clk.Advance(time.Second)                       // between the two runs: the copy expired
+	// A second between the two runs: the copy expired.
+	clk.Advance(time.Second)
 	cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 	rep, err = crawl.Run(context.Background(), db, cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "unreachable (502); using the copy of "})
