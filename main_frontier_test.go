@@ -136,22 +136,22 @@ func (p *proc) exited() bool {
 	}
 }
 
-// held answers the requests for one path only when the test lets them
+// pathGate answers the requests for one path only when the test lets them
 // through: each arrival is sent on arrived, and the request then waits
 // until release is closed (or its client goes away) before h answers it.
 // Other paths go to h at once.
-type held struct {
+type pathGate struct {
 	h       http.Handler
 	path    string
 	arrived chan string
 	release chan struct{}
 }
 
-func holdPath(h http.Handler, path string) *held {
-	return &held{h: h, path: path, arrived: make(chan string, 16), release: make(chan struct{})}
+func holdPath(h http.Handler, path string) *pathGate {
+	return &pathGate{h: h, path: path, arrived: make(chan string, 16), release: make(chan struct{})}
 }
 
-func (g *held) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *pathGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == g.path {
 		select {
 		case g.arrived <- r.URL.Path:
