@@ -57,7 +57,7 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	cfg.Seeds = seeds.File(path)
 	onFakeClock(t, &cfg) // the pace in fake time; the seeds' origin is dialled over loopback
 	spy := &seedSpy{DB: mustOpen(t)}
-	later := time.Now().Add(time.Hour).Truncate(time.Second) // the file's time, which the file system keeps
+	later := time.Now().Add(time.Hour).Truncate(time.Second) // a file time: the file system keeps its own
 
 	steps := []struct {
 		name     string
