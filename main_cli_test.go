@@ -266,11 +266,11 @@ func TestCLIHangupAndPipeSaveTheRunsEnd(t *testing.T) {
 			args := append([]string{"crawl", "--log-format", "json", "--db", db, "--out", filepath.Join(dir, "out"),
 				"--floor-host", srv.Listener.Addr().String() + "=30ms", writeFile(t, "hup.txt", seeds.String())}, fast...)
 			p := start(t, args...)
-			until(t, 5*time.Second, "the slow request", func() bool { return o.Stats().ByPath["/slow/300"] > 0 })
+			until(t, "the slow request", func() bool { return o.Stats().ByPath["/slow/300"] > 0 })
 			if err := p.cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
-			if code := p.wait(t, 5*time.Second); code != tt.want {
+			if code := p.wait(); code != tt.want {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.want, p.stderr.String())
 			}
 			notice := false

@@ -14,17 +14,80 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
 )
 
+// changes wakes the tests that wait for something a background polite or
+// an origin does: every origin the tests serve, every line a background
+// polite writes and its exit announce themselves on it, and until checks
+// its condition again at each.
+var changes = newBroadcast()
+
+// broadcast wakes every goroutine waiting on it when notify is called.
+type broadcast struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newBroadcast() *broadcast { return &broadcast{ch: make(chan struct{})} }
+
+// notify wakes the current waiters.
+func (b *broadcast) notify() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	close(b.ch)
+	b.ch = make(chan struct{})
+}
+
+// next returns a channel closed at the next notify.
+func (b *broadcast) next() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ch
+}
+
+// until waits for cond, checking it again each time an origin, a
+// background polite's output or its exit changes. It has no time limit: a
+// condition never met hangs the test until go test's -timeout.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for {
+		next := changes.next() // before cond: a change while it runs is not missed
+		if cond() {
+			return
+		}
+		<-next
+	}
+}
+
+// output is a background polite's stdout or stderr: safe to read while
+// polite writes it, and each write announced on changes.
+type output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	n, err := o.buf.Write(p)
+	o.mu.Unlock()
+	changes.notify()
+	return n, err
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
 // proc is the binary running in the background.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
+	stdout, stderr output
 	done           chan struct{}
 	code           int
 }
@@ -48,6 +111,7 @@ func start(t *testing.T, args ...string) *proc {
 			p.code = -2
 		}
 		close(p.done)
+		changes.notify()
 	}()
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
@@ -56,27 +120,51 @@ func start(t *testing.T, args ...string) *proc {
 	return p
 }
 
-func (p *proc) wait(t *testing.T, limit time.Duration) int {
-	t.Helper()
+// wait waits for polite to exit and returns its exit code (-1 when a
+// signal killed it). It has no time limit, as until.
+func (p *proc) wait() int {
+	<-p.done
+	return p.code
+}
+
+// exited reports whether polite has exited.
+func (p *proc) exited() bool {
 	select {
 	case <-p.done:
-		return p.code
-	case <-time.After(limit):
-		p.cmd.Process.Kill()
-		<-p.done
-		t.Fatalf("polite still running after %s\nstderr:\n%s", limit, p.stderr.String())
-		return 0
+		return true
+	default:
+		return false
 	}
 }
 
-// until polls cond every millisecond for up to limit.
-func until(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(limit); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("waited %s for %s", limit, what)
+// pathGate answers the requests for one path only when the test lets them
+// through: each arrival is sent on arrived, and the request then waits
+// until release is closed (or its client goes away) before h answers it.
+// Other paths go to h at once.
+type pathGate struct {
+	h       http.Handler
+	path    string
+	arrived chan string
+	release chan struct{}
+}
+
+func holdPath(h http.Handler, path string) *pathGate {
+	return &pathGate{h: h, path: path, arrived: make(chan string, 16), release: make(chan struct{})}
+}
+
+func (g *pathGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == g.path {
+		select {
+		case g.arrived <- r.URL.Path:
+		default: // nobody waits for so many
+		}
+		select {
+		case <-g.release:
+		case <-r.Context().Done():
+			return
 		}
 	}
+	g.h.ServeHTTP(w, r)
 }
 
 // tally wraps an origin and counts its 200 answers per path; the
@@ -105,6 +193,7 @@ func (ta *tally) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ta.seen++
 	}
 	ta.mu.Unlock()
+	changes.notify()
 	if throttle {
 		http.Error(w, "slow down", http.StatusTooManyRequests)
 		return
@@ -156,11 +245,11 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	}
 
 	p := start(t, args...)
-	until(t, 5*time.Second, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
+	until(t, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
 	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL: no chance to save anything
 		t.Fatal(err)
 	}
-	p.wait(t, 5*time.Second)
+	p.wait()
 	if sum() >= hosts*perHost {
 		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
 	}
@@ -267,15 +356,22 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 }
 
 func TestCLITwoConcurrentCrawlsOnOneDatabase(t *testing.T) {
-	o, srv := serve(t, crawltest.Config{})
+	// The first crawl's one request is held until the second crawl has
+	// been refused: the first holds the lock all that time, however slow
+	// the machine.
+	o := crawltest.New(crawltest.Config{})
+	gate := holdPath(o, "/held")
+	srv := httptest.NewServer(gate)
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "polite.db")
 	first := start(t, append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "o1"), "--job", "one",
-		writeFile(t, "one.txt", srv.URL+"/slow/800\n")}, fast...)...)
-	until(t, 5*time.Second, "the first crawl's request", func() bool { return o.Stats().ByPath["/slow/800"] > 0 })
+		writeFile(t, "one.txt", srv.URL+"/held\n")}, fast...)...)
+	<-gate.arrived // the first crawl's request is in flight
 
 	r := run(t, "", append([]string{"crawl", "--db", dbPath, "--out", filepath.Join(dir, "o2"), "--job", "two",
 		writeFile(t, "two.txt", srv.URL+"/x\n")}, fast...)...)
+	close(gate.release)
 	if r.code != 3 {
 		t.Fatalf("second crawl exit %d, want 3\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -288,7 +384,7 @@ func TestCLITwoConcurrentCrawlsOnOneDatabase(t *testing.T) {
 	if o.Stats().ByPath["/x"] != 0 {
 		t.Errorf("the refused crawl made requests")
 	}
-	if code := first.wait(t, 10*time.Second); code != 0 {
+	if code := first.wait(); code != 0 {
 		t.Errorf("first crawl exit %d, want 0\nstderr:\n%s", code, first.stderr.String())
 	}
 }
@@ -307,7 +403,13 @@ func TestCLISignalsSaveStateAndExit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, srv := serve(t, crawltest.Config{})
+			// The slow request is held until polite has said it got the
+			// signal: the signal comes while it is in flight, however
+			// slow the machine.
+			o := crawltest.New(crawltest.Config{})
+			gate := holdPath(o, tt.slow)
+			srv := httptest.NewServer(gate)
+			t.Cleanup(srv.Close)
 			var seeds strings.Builder
 			fmt.Fprintf(&seeds, "%s%s\n", srv.URL, tt.slow)
 			for i := 0; i < 10; i++ {
@@ -320,22 +422,23 @@ func TestCLISignalsSaveStateAndExit(t *testing.T) {
 				srv.Listener.Addr().String() + "=30ms", seedFile}, fast...)
 
 			p := start(t, args...)
-			until(t, 5*time.Second, "the slow request", func() bool { return o.Stats().ByPath[tt.slow] > 0 })
-			began := time.Now()
+			<-gate.arrived
 			if err := p.cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
+			until(t, "the first signal's notice", func() bool { return strings.Contains(p.stderr.String(), "again to exit at once") })
 			if tt.twice {
-				until(t, 5*time.Second, "the first signal's notice", func() bool { return strings.Contains(p.stderr.String(), "again to exit at once") })
 				if err := p.cmd.Process.Signal(tt.sig); err != nil {
 					t.Fatal(err)
 				}
+			} else {
+				close(gate.release) // the request in flight may finish within the grace
 			}
-			if code := p.wait(t, 5*time.Second); code != tt.want {
+			if code := p.wait(); code != tt.want {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.want, p.stderr.String())
 			}
-			if el := time.Since(began); tt.twice && el > 800*time.Millisecond {
-				t.Errorf("a second signal took %s to end the crawl, want at once", el)
+			if tt.twice {
+				close(gate.release) // for the resumed run
 			}
 
 			db, err := store.Open(dbPath) // consistent whichever way it ended
@@ -348,6 +451,11 @@ func TestCLISignalsSaveStateAndExit(t *testing.T) {
 			db.Close()
 			if err != nil || gerr != nil || lerr != nil {
 				t.Fatal(err, gerr, lerr)
+			}
+			if tt.twice && slow.State != frontier.InFlight {
+				// At once: polite did not wait for the request in flight,
+				// which the test still held.
+				t.Errorf("a second signal: the request in flight is %s, want still in flight (polite exited at once)", slow.State)
 			}
 			if !tt.twice {
 				var rep struct {

@@ -84,7 +84,7 @@ func TestCLIPostgresThreeWorkersOneHost(t *testing.T) {
 		args := append([]string{"crawl", "--db", db, "--job", "shared", "--out", filepath.Join(t.TempDir(), fmt.Sprint(i)), seedFile}, flags...)
 		ws = append(ws, start(t, args...))
 	}
-	until(t, 20*time.Second, "a third of the pages", func() bool { return o.Stats().Requests >= pages/3 })
+	until(t, "a third of the pages", func() bool { return o.Stats().Requests >= pages/3 })
 	st := run(t, "", "status", "--db", db, "--json")
 	var live struct {
 		Workers []struct{ PID int } `json:"workers"`
@@ -96,7 +96,7 @@ func TestCLIPostgresThreeWorkersOneHost(t *testing.T) {
 	if err := killed.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	killed.wait(t, 5*time.Second)
+	killed.wait()
 	// Its leases would run out after frontier.Stale; the test ends them
 	// now instead of waiting, as that much time passing would.
 	tag, err := conn.Exec(context.Background(), `UPDATE frontier SET lease_until = 0 WHERE state = 'in-flight'
@@ -106,7 +106,7 @@ func TestCLIPostgresThreeWorkersOneHost(t *testing.T) {
 	}
 	held := int(tag.RowsAffected())
 	for _, i := range []int{0, 2} {
-		if code := ws[i].wait(t, 60*time.Second); code != 0 {
+		if code := ws[i].wait(); code != 0 {
 			t.Errorf("worker %d exit = %d, want 0\n%s", i, code, ws[i].stderr.String())
 		}
 	}
@@ -233,9 +233,9 @@ func TestCLIPostgresLostServer(t *testing.T) {
 		fmt.Fprintf(&seeds, "%s/item/%d\n", srv.URL, i)
 	}
 	w := start(t, append([]string{"crawl", "--db", u.String(), "--job", "lost", "--out", t.TempDir(), writeFile(t, "s.txt", seeds.String())}, fast...)...)
-	until(t, 20*time.Second, "some pages", func() bool { return o.Stats().Requests >= 20 })
+	until(t, "some pages", func() bool { return o.Stats().Requests >= 20 })
 	px.cut()
-	code := w.wait(t, 60*time.Second)
+	code := w.wait()
 	after := o.Stats().Requests
 	if code == 0 || after >= pages {
 		t.Errorf("exit %d after %d of %d requests; want non-zero before the end\n%s", code, after, pages, w.stderr.String())

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/store"
@@ -87,11 +90,34 @@ func testEnv(t *testing.T, extra ...string) []string {
 		"POLITE_CONTACT=mailto:tests@example.org"), extra...)
 }
 
+// serve starts an origin on loopback, closed when the test ends. It
+// announces on changes each request it has counted and each answer, so
+// that until can wait on its Stats.
 func serve(t *testing.T, cfg crawltest.Config) (*crawltest.Origin, *httptest.Server) {
 	t.Helper()
-	o, srv := crawltest.Serve(cfg)
+	if cfg.Clock == nil {
+		cfg.Clock = announcer{}
+	}
+	o := crawltest.New(cfg)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.ServeHTTP(w, r)
+		changes.notify() // answered, or refused before any wait
+	}))
 	t.Cleanup(srv.Close)
 	return o, srv
+}
+
+// announcer is the wall clock of an origin the binary crawls. The origin
+// holds its waits (latency, queueing, /slow/N) on its clock once it has
+// counted a request (clock.Holder): each wait begins with a change
+// announced, then lasts its real time.
+type announcer struct{}
+
+func (announcer) Now() time.Time { return time.Now() }
+
+func (announcer) Hold(ctx context.Context, d time.Duration) bool {
+	changes.notify()
+	return clock.Sleep(ctx, clock.Real{}, d)
 }
 
 func writeFile(t *testing.T, name, content string) string {
@@ -423,14 +449,21 @@ func bodiesOnDisk(t *testing.T, out string) map[string][]byte {
 
 // killGate counts the requests of the origins it wraps, robots.txt aside,
 // and lets the first pass of them through; a later one gets its headers
-// and half its body, then hangs until its client goes away.
+// and half its body, then hangs until its client goes away. It announces
+// each request it counts on changes.
 type killGate struct {
 	seen, pass atomic.Int64
 }
 
 func (g *killGate) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" || g.seen.Add(1) <= g.pass.Load() {
+		if r.URL.Path == "/robots.txt" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		n := g.seen.Add(1)
+		changes.notify()
+		if n <= g.pass.Load() {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -492,8 +525,13 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		return false
 	}
 	done, parts := 0, 0
-	// Kill points: a number of requests into the run, or the moment a
-	// body is being written.
+	// Kill points: a number of requests into the run, or then the moment
+	// a body is being written: the kernel tells when polite creates its
+	// temporary file.
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	created := watchParts(t, out)
 	for i, kp := range []struct {
 		after        int  // requests into the run
 		whileWriting bool // and then as soon as a body is being written
@@ -507,17 +545,14 @@ func TestCLIKilledAtSeveralPointsLosesNothing(t *testing.T) {
 		}
 		gate.pass.Store(int64(limit))
 		p := start(t, args...)
-		until(t, 10*time.Second, fmt.Sprintf("kill point %d", i), func() bool {
-			select {
-			case <-p.done:
-				return true
-			default:
-			}
-			n := requests()
-			return n >= at && (!kp.whileWriting || writing() || n > limit)
-		})
+		what := fmt.Sprintf("kill point %d", i)
+		until(t, what, func() bool { return p.exited() || requests() >= at })
+		if kp.whileWriting {
+			before := created.Load()
+			until(t, what, func() bool { return p.exited() || created.Load() > before || requests() > limit })
+		}
 		p.cmd.Process.Kill()
-		if code := p.wait(t, 5*time.Second); code != -1 {
+		if code := p.wait(); code != -1 {
 			// A run that ended by itself starts the next one on a new pass.
 			t.Fatalf("run %d ended (exit %d) before its kill point; the test shows nothing", i, code)
 		}
@@ -775,28 +810,29 @@ func TestCLISignalWhileReadingStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errOut bytes.Buffer
+	var errOut output
 	cmd.Stderr = &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer stdin.Close()
-	fmt.Fprintln(stdin, "http://127.0.0.1:9/never-fetched")
-	time.Sleep(200 * time.Millisecond) // let it install its signal handler
+	// polite installs its signal handler before it reads anything. More
+	// than a pipe holds is written: once the write returns, polite has
+	// been reading stdin, and stdin stays open.
+	seeds := "http://127.0.0.1:9/never-fetched\n" + strings.Repeat("# more to come\n", 1<<20/15)
+	if _, err := io.WriteString(stdin, seeds); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("write the seeds: %v; stderr: %s", err, errOut.String())
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("polite still reading stdin 5 s after SIGINT; stderr: %s", errOut.String())
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Fatalf("exit = %v, want 130; stderr: %s", err, errOut.String())
-		}
+	// At once: stdin is still open, so polite can only end by the signal.
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, want 130; stderr: %s", err, errOut.String())
 	}
 	r := run(t, "", "runs", "--db", db, "--json")
 	if strings.TrimSpace(r.stdout) != "[]" {

@@ -135,10 +135,7 @@ func flaky() http.Handler {
 		case r.URL.Path == "/robots.txt":
 			http.NotFound(w, r)
 		case r.URL.Path == "/hang":
-			select {
-			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
-			}
+			<-r.Context().Done() // until the client gives up
 		case r.URL.Path == "/reset":
 			conn, _, err := http.NewResponseController(w).Hijack()
 			if err == nil {
@@ -247,21 +244,59 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 	}
 }
 
+// newFetcher returns a Fetcher on a new fake clock, and points cfg at both:
+// each request takes 1 ms of the clock, which moves by itself whenever the
+// run waits on it alone, then is answered in memory by the Fetcher's
+// Handler, which the caller sets.
+func newFetcher(t *testing.T, cfg *crawl.Config) (*crawltest.Fetcher, *clock.Fake) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := &crawltest.Fetcher{Clock: clk, Latency: time.Millisecond}
+	cfg.Fetcher = f
+	onClock(t, cfg, clk)
+	return f, clk
+}
+
+// byHost sends each request to the handler of its host (name only).
+type byHost map[string]http.Handler
+
+func (m byHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, ok := m[r.Host]
+	if !ok {
+		http.Error(w, "no such host", http.StatusBadGateway)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// asked counts the requests a Fetcher answered whose URL starts with
+// prefix, robots.txt left out.
+func asked(f *crawltest.Fetcher, prefix string) int {
+	n := 0
+	for _, r := range f.Requests() {
+		if strings.HasPrefix(r.URL, prefix) && !strings.HasSuffix(r.URL, "/robots.txt") {
+			n++
+		}
+	}
+	return n
+}
+
 func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	t.Parallel()
-	healthy := watch(t, flaky(), nil)
-	failing := watch(t, flaky(), nil)
+	const healthy, failing = "http://healthy.example", "http://failing.example"
 	var seeds []string
 	for i := 0; i < 10; i++ {
-		seeds = append(seeds, fmt.Sprintf("%s/ok/%d", healthy.URL, i), fmt.Sprintf("%s/fail/503/always?n=%d", failing.URL, i))
+		seeds = append(seeds, fmt.Sprintf("%s/ok/%d", healthy, i), fmt.Sprintf("%s/fail/503/always?n=%d", failing, i))
 	}
 	cfg := fastConfig(t, seeds...)
 	cfg.RetryBase, cfg.RetryRatio = 3, 0.1 // at most 3 + 0.1 x 10 successes = 4 retries
 	cfg.MaxAttempts = 5
 	cfg.Pace.Ceiling = 40 * time.Millisecond
 	db := mustOpen(t)
+	// Both hosts answer in memory; the run's length is the clock's time.
+	f, clk := newFetcher(t, &cfg)
+	f.Handler = byHost{"healthy.example": flaky(), "failing.example": flaky()}
 
-	clk := onFakeClock(t, &cfg) // the run's length is the clock's time
 	start := clk.Now()
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	if err != nil {
@@ -270,7 +305,7 @@ func TestFailingHostSpendsOnlyTheRetryBudget(t *testing.T) {
 	if el := clk.Since(start); el > 3*time.Second {
 		t.Errorf("run took %s; a failing host should not hold it", el)
 	}
-	failed := len(failing.log())
+	failed := asked(f, failing+"/")
 	if max := 10 + 4; failed > max {
 		t.Errorf("failing host got %d requests, want at most %d (10 first tries + 4 retries)", failed, max)
 	}
@@ -336,6 +371,7 @@ func TestRedirectsThroughTheFrontier(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := watch(t, mux, nil)
 			cfg := fastConfig(t, srv.URL+tt.seed)
+			onFakeClock(t, &cfg) // the pace between hops in fake time
 			db := mustOpen(t)
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
@@ -370,6 +406,7 @@ func TestRedirectTargetKeepsDepthAndCountsHops(t *testing.T) {
 	t.Parallel()
 	_, srv := serve(t, crawltest.Config{})
 	cfg := fastConfig(t, srv.URL+"/redirect/2?to=/there")
+	onFakeClock(t, &cfg) // the pace between hops in fake time
 	db := mustOpen(t)
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
 		t.Fatal(err)
@@ -389,6 +426,7 @@ func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
 		seeds = append(seeds, fmt.Sprintf("%s/doc/%d", srv.URL, i))
 	}
 	cfg := fastConfig(t, seeds...)
+	onFakeClock(t, &cfg) // the pace in fake time; the conditional requests go over loopback
 	db := mustOpen(t)
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
 		t.Fatalf("first run: %v", err)
@@ -441,8 +479,11 @@ func TestRerunOfAnUnchangedOriginIsConditional(t *testing.T) {
 
 func TestRefreshSkipsRecentFetches(t *testing.T) {
 	t.Parallel()
-	o, srv := serve(t, crawltest.Config{})
-	cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/b")
+	const site = "http://site.example"
+	cfg := fastConfig(t, site+"/a", site+"/b")
+	f, clk := newFetcher(t, &cfg)
+	origin := crawltest.New(crawltest.Config{Clock: clk})
+	f.Handler = origin
 	db := mustOpen(t)
 	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
 		t.Fatal(err)
@@ -457,13 +498,14 @@ func TestRefreshSkipsRecentFetches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o.Reset()
+			origin.Reset()
+			clk.Advance(time.Second) // between two runs
 			cfg.Refresh = tt.refresh
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := o.Stats().Requests; got != tt.wantRequests {
+			if got := origin.Stats().Requests; got != tt.wantRequests {
 				t.Errorf("%d requests, want %d", got, tt.wantRequests)
 			}
 			if rep.ExitCode != 0 || rep.Totals.Waiting != 0 {
@@ -475,22 +517,25 @@ func TestRefreshSkipsRecentFetches(t *testing.T) {
 
 func TestResumeTakesBackWhatADeadRunLeftInFlight(t *testing.T) {
 	t.Parallel()
-	o, srv := serve(t, crawltest.Config{})
-	cfg := fastConfig(t, srv.URL+"/1", srv.URL+"/2", srv.URL+"/3", srv.URL+"/4")
+	const site, host = "http://site.example", "site.example"
+	cfg := fastConfig(t, site+"/1", site+"/2", site+"/3", site+"/4")
+	f, clk := newFetcher(t, &cfg)
+	o := crawltest.New(crawltest.Config{Clock: clk})
+	f.Handler = o
 	db := mustOpen(t)
 	// A run that died: its seeds entered, two taken in flight, one done.
 	var es []frontier.Entry
 	for _, s := range cfg.Seeds.Lines {
-		es = append(es, frontier.Entry{URL: mustNormalize(t, s), Host: srv.Listener.Addr().String()})
+		es = append(es, frontier.Entry{URL: mustNormalize(t, s), Host: host})
 	}
 	if _, err := db.Enqueue(cfg.Job, es); err != nil {
 		t.Fatal(err)
 	}
-	taken, err := db.Take(cfg.Job, srv.Listener.Addr().String(), time.Now(), 3)
+	taken, err := db.Take(cfg.Job, host, clk.Now(), 3)
 	if err != nil || len(taken) != 3 {
 		t.Fatalf("take = %d entries, %v", len(taken), err)
 	}
-	taken[0].State, taken[0].FetchedAt = frontier.Done, time.Now()
+	taken[0].State, taken[0].FetchedAt = frontier.Done, clk.Now()
 	if err := db.Update(taken[:1]); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,73 +14,49 @@ import (
 	"github.com/polite-crawler/polite/store"
 )
 
-// stepClock is a clock whose timers fire when the test advances it.
-type stepClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*stepTimer
+// gatedBeats is a Store whose Heartbeat waits for the test's turn, then
+// hands the test its answer: the test lets the heartbeat beat one beat at
+// a time, and knows when each beat has been written.
+type gatedBeats struct {
+	Store
+	turn chan struct{}
+	done chan error
+	quit chan struct{} // closed when the test ends
 }
 
-type stepTimer struct {
-	at time.Time
-	c  chan time.Time
-}
-
-func (t *stepTimer) C() <-chan time.Time { return t.c }
-func (t *stepTimer) Stop() bool          { return true }
-
-func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *stepClock) NewTimer(d time.Duration) clock.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &stepTimer{at: c.now.Add(d), c: make(chan time.Time, 1)}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-// advance moves the clock by d once a timer is waiting, firing those due.
-func (c *stepClock) advance(t *testing.T, d time.Duration) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		c.mu.Lock()
-		n := len(c.timers)
-		c.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no timer was set")
-		}
-		time.Sleep(time.Millisecond)
+func (s *gatedBeats) Heartbeat(h frontier.Holder, runID int64) error {
+	select {
+	case <-s.turn:
+	case <-s.quit:
+		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, tm := range c.timers {
-		if !tm.at.After(c.now) {
-			tm.c <- c.now
-			continue
-		}
-		kept = append(kept, tm)
-	}
-	c.timers = kept
+	err := s.Store.Heartbeat(h, runID)
+	s.done <- err
+	return err
+}
+
+// beat lets one heartbeat through and returns its answer.
+func (s *gatedBeats) beat() error {
+	s.turn <- struct{}{}
+	return <-s.done
 }
 
 // TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost: each frontier.Beat on the
 // crawl's clock refreshes the lock and the run; when another crawl took
-// the lock over, the run is stopped with ErrLockLost.
+// the lock over, the run is stopped with ErrLockLost. The clock moves by
+// itself (Auto) while the heartbeat waits on it, and stands still while
+// a beat waits for its turn: beat i comes at t0 + i x LockBeat.
 func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
-	clock := &stepClock{now: t0}
+	clk := clock.NewFake(t0)
+	t.Cleanup(clk.Auto())
 	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.Now = clock.Now
+	db.Now = clk.Now
 	me := frontier.Holder{PID: 1, Hostname: "here", Job: "j"}
 	if err := db.Acquire(me); err != nil {
 		t.Fatal(err)
@@ -90,17 +65,22 @@ func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gated := &gatedBeats{Store: db, turn: make(chan struct{}), done: make(chan error), quit: make(chan struct{})}
 	ctx, lost := context.WithCancelCause(context.Background())
-	stop := heartbeat(ctx, db, clock, me, run.ID, slog.New(slog.NewTextHandler(io.Discard, nil)), lost)
+	stop := heartbeat(ctx, gated, clk, me, run.ID, slog.New(slog.NewTextHandler(io.Discard, nil)), lost)
+	defer stop()
+	defer close(gated.quit)
 	for i := 1; i <= 4; i++ {
-		clock.advance(t, frontier.Beat)
+		if err := gated.beat(); err != nil {
+			t.Fatalf("beat %d: %v", i, err)
+		}
 	}
-	// Four beats in, the run is alive long after frontier.Stale from its start.
-	waitFor(t, func() bool {
-		rs, _ := db.Runs(1)
-		return len(rs) == 1 && rs[0].BeatAt.Equal(t0.Add(4*frontier.Beat))
-	})
-	if rs, _ := db.Runs(1); rs[0].Died(clock.Now()) {
+	// Four beats in, the run is alive long after LockStale from its start.
+	rs, err := db.Runs(1)
+	if err != nil || len(rs) != 1 || !rs[0].BeatAt.Equal(t0.Add(4*frontier.Beat)) {
+		t.Fatalf("runs %+v (%v), want one whose last beat is at %s", rs, err, t0.Add(4*frontier.Beat))
+	}
+	if rs[0].Died(clk.Now()) {
 		t.Errorf("a run that beats shows as died")
 	}
 	// Another crawl takes the lock over; the next beat stops the run.
@@ -108,20 +88,11 @@ func TestHeartbeatRefreshesTheLockAndStopsWhenItIsLost(t *testing.T) {
 	if err := db.Acquire(frontier.Holder{PID: 2, Hostname: "there"}); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(t, frontier.Beat)
+	if err := gated.beat(); !errors.Is(err, frontier.ErrLockLost) {
+		t.Errorf("the beat after the takeover: %v, want ErrLockLost", err)
+	}
 	<-ctx.Done()
 	if cause := context.Cause(ctx); !errors.Is(cause, frontier.ErrLockLost) {
 		t.Errorf("run stopped with %v, want ErrLockLost", cause)
-	}
-	stop()
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

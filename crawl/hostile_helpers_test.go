@@ -40,15 +40,14 @@ func jobEntries(t *testing.T, db *store.DB, job string) map[string]frontier.Entr
 }
 
 // runBounded runs a crawl, on a fake clock, that must end on its own well
-// within limit of the clock's time; a crawl that would wait on a hostile
-// header is cut at 10 s of wall time and fails.
+// within limit of the clock's time: a crawl that waited on a hostile
+// header would take the clock past it (the clock moves to the end of any
+// wait at once), and fails.
 func runBounded(t *testing.T, db *store.DB, cfg crawl.Config, limit time.Duration) (*report.Report, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	clk := onFakeClock(t, &cfg)
 	start := clk.Now()
-	rep, err := crawl.Run(ctx, db, cfg)
+	rep, err := crawl.Run(context.Background(), db, cfg)
 	if took := clk.Since(start); took > limit {
 		t.Errorf("the run took %s, want under %s", took.Round(time.Millisecond), limit)
 	}

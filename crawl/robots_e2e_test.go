@@ -150,7 +150,8 @@ func TestRobotsStatusClassesEndToEnd(t *testing.T) {
 			t.Parallel() // each case has its own origin and database
 			o, srv := serve(t, tc.origin)
 			cfg := fastConfig(t, srv.URL+"/a", srv.URL+"/private/x")
-			cfg.MaxAttempts = 1 // an unreachable robots.txt is not retried this run
+			cfg.MaxAttempts = 1  // an unreachable robots.txt is not retried this run
+			onFakeClock(t, &cfg) // the pace in fake time; robots.txt over loopback
 			db := mustOpen(t)
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			host := srv.Listener.Addr().String()
@@ -217,6 +218,7 @@ func TestRobotsRedirectsEndToEnd(t *testing.T) {
 			s := serveScripted(t, crawltest.Config{Robots: tc.originText}, tc.answer)
 			cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 			cfg.AllowPrivate = true // the other origin is on loopback too, and no seed's host
+			onFakeClock(t, &cfg)    // the pace between the redirects in fake time
 			rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
 			checkRun(t, rep, err, s.host(), tc.want)
 			if got := s.robotsHits(); got != tc.hits {
@@ -253,6 +255,7 @@ func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
 	body.WriteString("Disallow: /late\n") // past the first 500 KiB: ignored
 	s := serveScripted(t, crawltest.Config{Robots: privateRules}, rules(body.String()))
 	cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x", s.srv.URL+"/late/y")
+	onFakeClock(t, &cfg) // the pace in fake time
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	checkRun(t, rep, err, s.host(), outcome{2, 1, 0, "parsed (200)"})
@@ -268,14 +271,12 @@ func TestRobotsTenMegabytesEndToEnd(t *testing.T) {
 func TestRobotsTimeoutEndToEnd(t *testing.T) {
 	t.Parallel()
 	s := serveScripted(t, crawltest.Config{}, func(_ int, w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(3 * time.Second):
-		}
+		<-r.Context().Done() // no answer until the client gives up
 	})
 	cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/b")
-	cfg.Timeout = 150 * time.Millisecond
+	cfg.Timeout = 150 * time.Millisecond // the HTTP client's, on the wall clock
 	cfg.MaxAttempts = 1
+	onFakeClock(t, &cfg)
 	db := mustOpen(t)
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	// A host that never answered is unreachable: the run exits 1 so that
@@ -362,8 +363,10 @@ func TestRobotsCacheAcrossRuns(t *testing.T) {
 			db := mustOpen(t)
 			cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 			cfg.RobotsTTL = tc.ttl
-			onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
+			clk := onFakeClock(t, &cfg) // the TTLs and pace waits in fake time
 			for run := 1; run <= 2; run++ {
+				// A second between two runs, as on the wall clock.
+				clk.Advance(time.Second)
 				cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 				rep, err := crawl.Run(context.Background(), db, cfg)
 				checkRun(t, rep, err, s.host(), outcome{done: 1, excluded: 1})
@@ -397,8 +400,11 @@ func TestRobotsStaleCopyStandsInForUnreachableHost(t *testing.T) {
 	cfg := fastConfig(t, s.srv.URL+"/a", s.srv.URL+"/private/x")
 	cfg.RobotsTTL = time.Nanosecond
 	cfg.MaxAttempts = 1
+	clk := onFakeClock(t, &cfg) // the pace and the TTL in fake time
 	rep, err := crawl.Run(context.Background(), db, cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "parsed (200)"})
+	// A second between the two runs: the copy expired.
+	clk.Advance(time.Second)
 	cfg.OutDir = filepath.Join(t.TempDir(), "out") // no conditional requests
 	rep, err = crawl.Run(context.Background(), db, cfg)
 	checkRun(t, rep, err, s.host(), outcome{1, 1, 0, "unreachable (502); using the copy of "})

@@ -55,9 +55,10 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	writeSeeds(t, path, lines...)
 	cfg := fastConfig(t)
 	cfg.Seeds = seeds.File(path)
+	onFakeClock(t, &cfg) // the pace in fake time; the seeds' origin is dialled over loopback
 	spy := &seedSpy{DB: mustOpen(t)}
 	cfg.SeedTx = spy
-	later := time.Now().Add(time.Hour).Truncate(time.Second)
+	later := time.Now().Add(time.Hour).Truncate(time.Second) // a file time: the file system keeps its own
 
 	steps := []struct {
 		name     string
@@ -165,6 +166,7 @@ func TestSkippedSeedLinesAreCapped(t *testing.T) {
 			writeSeeds(t, path, tt.lines...)
 			cfg := fastConfig(t)
 			cfg.Seeds = seeds.File(path)
+			onFakeClock(t, &cfg) // the pace of the one good seed in fake time
 			var logs bytes.Buffer
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			db := mustOpen(t)
