@@ -120,45 +120,16 @@ type fakeSite struct {
 	h     http.Handler
 	local gauge
 	all   *gauge
-
-	mu   sync.Mutex
-	hits []hit
+	hitLog
 }
 
 func (s *fakeSite) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.hits = append(s.hits, hit{r.URL.RequestURI(), s.clk.Now(),
-		r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
-	s.mu.Unlock()
+	s.record(r, s.clk.Now())
 	s.local.add(1)
 	defer s.local.add(-1)
 	s.all.add(1)
 	defer s.all.add(-1)
 	s.h.ServeHTTP(rw, r)
-}
-
-// log returns the requests so far, robots.txt left out.
-func (s *fakeSite) log() []hit {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []hit
-	for _, h := range s.hits {
-		if h.path != "/robots.txt" {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// count returns how many times path (with query) was requested.
-func (s *fakeSite) count(path string) int {
-	n := 0
-	for _, h := range s.log() {
-		if h.path == path {
-			n++
-		}
-	}
-	return n
 }
 
 // key is the site's pacing key, its host name.

@@ -54,9 +54,7 @@ type watched struct {
 	*httptest.Server
 	local  gauge
 	global *gauge
-
-	mu   sync.Mutex
-	hits []hit
+	hitLog
 }
 
 func watch(t *testing.T, h http.Handler, global *gauge) *watched {
@@ -74,10 +72,7 @@ func watchOn(t *testing.T, clk *clock.Fake, h http.Handler, global *gauge) *watc
 	}
 	w := &watched{global: global}
 	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w.mu.Lock()
-		w.hits = append(w.hits, hit{r.URL.RequestURI(), now(),
-			r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
-		w.mu.Unlock()
+		w.record(r, now())
 		w.local.add(1)
 		defer w.local.add(-1)
 		if w.global != nil {
@@ -90,12 +85,26 @@ func watchOn(t *testing.T, clk *clock.Fake, h http.Handler, global *gauge) *watc
 	return w
 }
 
+// hitLog records the requests a test server saw.
+type hitLog struct {
+	mu   sync.Mutex
+	hits []hit
+}
+
+// record notes r, arrived at at.
+func (l *hitLog) record(r *http.Request, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hits = append(l.hits, hit{r.URL.RequestURI(), at,
+		r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""})
+}
+
 // log returns the requests so far, robots.txt left out.
-func (w *watched) log() []hit {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+func (l *hitLog) log() []hit {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var out []hit
-	for _, h := range w.hits {
+	for _, h := range l.hits {
 		if h.path != "/robots.txt" {
 			out = append(out, h)
 		}
@@ -103,9 +112,10 @@ func (w *watched) log() []hit {
 	return out
 }
 
-func (w *watched) count(path string) int {
+// count returns how many times path (with query) was requested.
+func (l *hitLog) count(path string) int {
 	n := 0
-	for _, h := range w.log() {
+	for _, h := range l.log() {
 		if h.path == path {
 			n++
 		}

@@ -332,21 +332,7 @@ func TestTrickleIsSlow(t *testing.T) {
 	clk := newWaitClock()
 	o, srv := Serve(Config{Clock: clk})
 	defer srv.Close()
-	answered := make(chan string, 1)
-	go func() {
-		resp, err := srv.Client().Get(srv.URL + "/trickle/4")
-		if err != nil {
-			answered <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			answered <- err.Error()
-			return
-		}
-		answered <- string(body)
-	}()
+	answered := getAsync(srv, "/trickle/4")
 	// 4 bytes, with trickleEvery between them: 3 waits, and the body
 	// complete only after the last.
 	for i := range 3 {

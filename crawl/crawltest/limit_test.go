@@ -1,7 +1,6 @@
 package crawltest
 
 import (
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -304,21 +303,7 @@ func TestLatencyAdded(t *testing.T) {
 	clk := newWaitClock()
 	_, srv := Serve(Config{Latency: 40 * time.Millisecond, Clock: clk})
 	defer srv.Close()
-	answered := make(chan string, 1)
-	go func() {
-		resp, err := srv.Client().Get(srv.URL + "/a")
-		if err != nil {
-			answered <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			answered <- err.Error()
-			return
-		}
-		answered <- string(body)
-	}()
+	answered := getAsync(srv, "/a")
 	if end := <-clk.waits; !end.Equal(t0.Add(40 * time.Millisecond)) {
 		t.Errorf("held %v, want 40ms", end.Sub(t0))
 	}

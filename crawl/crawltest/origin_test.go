@@ -315,3 +315,24 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Robots = %d, want %d", s.Robots, workers*each/5)
 	}
 }
+
+// getAsync gets path from srv in a goroutine and gives the body, or the
+// error's text, on the channel it returns.
+func getAsync(srv *httptest.Server, path string) <-chan string {
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- string(body)
+	}()
+	return answered
+}
