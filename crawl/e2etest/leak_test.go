@@ -104,8 +104,8 @@ func TestNoLeaksAfterRun(t *testing.T) {
 				if n := arrived.Add(1); tt.interruptAt > 0 && int(n) == tt.interruptAt {
 					// The signal wakes the loop: the clock must not move
 					// on before the loop has seen it and waits again.
-					clk.Waiting(false)
 					cancel(&crawl.Interrupted{Signal: "SIGINT", Code: 130})
+					clk.Waiting(false)
 				}
 				o.ServeHTTP(w, r)
 			}))

@@ -201,9 +201,11 @@ func TestWarcInterruptedAndResumed(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow/300" && ctx.Err() == nil {
 			// The signal wakes the first run's loop: the clock must not
-			// move on before the loop has seen it and waits again.
-			clk.Waiting(false)
+			// move on before the loop has seen it and waits again. The
+			// loop checks for a signal before it says it waits; one it
+			// said so before, this says it woke.
 			cancel(&crawl.Interrupted{Signal: "SIGTERM", Code: 143})
+			clk.Waiting(false)
 		}
 		o.ServeHTTP(w, r)
 	}))
@@ -225,7 +227,11 @@ func TestWarcInterruptedAndResumed(t *testing.T) {
 	}
 	c := warciotest.Check(t, first...)
 	if c.Counts["warcinfo"] != 1 || c.Counts["response"] != 2 || c.Counts["request"] != 2 {
-		t.Errorf("interrupted run: counts %v, want a warcinfo and robots.txt and /first each a request and a response", c.Counts)
+		var uris []string
+		for _, r := range c.Records {
+			uris = append(uris, r.Type+" "+r.URI)
+		}
+		t.Errorf("interrupted run: counts %v (%s), want a warcinfo and robots.txt and /first each a request and a response", c.Counts, strings.Join(uris, ", "))
 	}
 
 	cfg.Grace = 2 * time.Second
