@@ -77,6 +77,7 @@ type hostRun struct {
 	hold         hold      // set once the host gets no more requests this run
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
+	refused      int       // connections refused in a row (maxRefused)
 	ownedUntil   time.Time // in a shared database: until when this process owns the host (see Shared)
 }
 

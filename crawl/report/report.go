@@ -90,6 +90,7 @@ type HostStats struct {
 	Stopped       frontier.Stop   `json:"stopped"`              // why it got no more requests: one of the frontier.Stop values
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
+	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
 	Timeline      []Point         `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
@@ -369,4 +370,37 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&sum, " (%s)", r.Budgets())
 	}
 	return sum.String()
+}
+
+// Count adds an answer to the host's figures: its status (0 for none,
+// with the failure's reason), its body's size, and whether it carried a
+// Retry-After. It reports whether the answer was a throttle (429 or 503).
+func (h *HostStats) Count(status int, reason frontier.Reason, bytes int, retryAfter bool) (throttled bool) {
+	if retryAfter {
+		h.RetryAfters++
+	}
+	switch {
+	case status == 0:
+		h.Errors++
+		h.LastError = reason
+	case status == 304:
+		h.S304++
+	case status < 300:
+		h.S2xx++
+	case status < 400:
+		h.S3xx++
+	case status == 429:
+		h.S429++
+		throttled = true
+	case status < 500:
+		h.S4xx++
+	default:
+		h.S5xx++
+		if status == 503 {
+			h.S503++
+			throttled = true
+		}
+	}
+	h.Bytes += int64(bytes)
+	return throttled
 }

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+func TestAttention(t *testing.T) {
+	until := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
+	r := &Report{Stop: frontier.RunBudget, BudgetsBound: []frontier.Budget{frontier.BudgetMaxDuration},
+		Totals: Totals{Waiting: 7},
+		Hosts: []*HostStats{
+			{Host: "fine.example", S2xx: 3, Stopped: frontier.StopDone},
+			{Host: "held.example", S429: 1, Stopped: frontier.StopDeferred, StoppedReason: "deferred: Retry-After beyond --max-retry-after", RetryAt: until},
+			{Host: "down.example", Errors: 3, Stopped: frontier.StopUnreachable, StoppedReason: "no answer to 3 requests (refused)"},
+			{Host: "late.example", Stopped: frontier.StopBudget, StoppedReason: "run ended with URLs waiting"},
+			{Host: "some.example", S2xx: 1, S429: 2, Stopped: frontier.StopDeferred},
+		},
+		Dead: []DeadURL{{URL: "http://fine.example/a", Reason: "http-404"}, {URL: "http://fine.example/b", Reason: "http-404"},
+			{URL: "http://fine.example/c", Reason: "http-410"}, {URL: "http://fine.example/d", Reason: "http-404"}},
+	}
+	got := func(cut bool) string {
+		var lines []string
+		for _, n := range r.Attention(cut) {
+			line := n.Msg
+			for _, a := range n.Attrs {
+				line += " " + a.String()
+			}
+			lines = append(lines, line)
+		}
+		return strings.Join(lines, "\n")
+	}
+	want := `host gave no page all run host=held.example why=deferred: Retry-After beyond --max-retry-after next_try=after 2026-12-03T04:00:00Z
+host gave no page all run host=down.example why=no answer to 3 requests (refused) next_try=next run
+dead URLs count=4 first=http://fine.example/a (http-404), http://fine.example/b (http-404), http://fine.example/c (http-410)`
+	if g := got(false); g != want {
+		t.Errorf("Attention(false):\n%s\nwant:\n%s", g, want)
+	}
+	want += "\njob cut short 3 runs in a row by=max-duration waiting=7"
+	if g := got(true); g != want {
+		t.Errorf("Attention(true):\n%s\nwant:\n%s", g, want)
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// heldOrigin answers every page with 429 and a Retry-After of an hour.
+func heldOrigin(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestQuietCronRunNamesHostsThatGaveNothing is the cron operator's night:
+// -q, stdout to a file, no terminal. A host that held polite off with a
+// Retry-After and a host whose port is closed are both named on stderr
+// with why and when they may be tried again; the held host is no failure,
+// the closed one is (exit 1).
+func TestQuietCronRunNamesHostsThatGaveNothing(t *testing.T) {
+	t.Parallel()
+	held, down := heldOrigin(t), closedPort(t)
+	dir := t.TempDir()
+	seeds := writeFile(t, "seeds.txt", held.URL+"/page\nhttp://"+down+"/page\n")
+	night := func(global ...string) result {
+		args := append(global, "-q", "crawl", "--db", filepath.Join(dir, "p.db"), "--out", filepath.Join(dir, "out"), "--robots-retry", "5ms")
+		return run(t, "", append(append(args, fast...), seeds)...)
+	}
+	r := night()
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (a host unreachable all run)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	heldHost := strings.TrimPrefix(held.URL, "http://")
+	for _, want := range []string{
+		`msg="host gave no page all run" host=` + heldHost + ` why="deferred: Retry-After beyond --max-retry-after" next_try="after 20`,
+		`msg="host gave no page all run" host=` + down + ` why="no answer to 3 requests (refused)" next_try="next run"`,
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "gave no page") || !strings.Contains(r.stdout, "unreachable all run: "+down) {
+		t.Errorf("stdout should keep the summary, and only it:\n%s", r.stdout)
+	}
+
+	// The same night in JSON: every stderr line is JSON, the notices too.
+	r = night("--log-format", "json")
+	notices := 0
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("stderr line is not JSON: %q", line)
+		}
+		if rec["msg"] == "host gave no page all run" {
+			notices++
+		}
+	}
+	if notices != 2 {
+		t.Errorf("%d JSON notices of hosts that gave nothing, want 2:\n%s", notices, r.stderr)
+	}
+}
+
+// TestHeldHostAloneIsNoFailure: a host held off by a server's Retry-After
+// is named on stderr, but the run ends 0 and -q prints no summary.
+func TestHeldHostAloneIsNoFailure(t *testing.T) {
+	t.Parallel()
+	held := heldOrigin(t)
+	dir := t.TempDir()
+	r := run(t, "", append([]string{"-q", "crawl", "--db", filepath.Join(dir, "p.db"), "--out", filepath.Join(dir, "out")},
+		append(fast, held.URL+"/page")...)...)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want 0 and nothing", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "host gave no page all run") {
+		t.Errorf("stderr does not name the held host:\n%s", r.stderr)
+	}
+}
