@@ -1,13 +1,21 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/crawltest"
+
+	_ "modernc.org/sqlite"
 )
 
 // closedPort returns a loopback address nothing listens on.
@@ -98,5 +106,63 @@ func TestHeldHostAloneIsNoFailure(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "host gave no page all run") {
 		t.Errorf("stderr does not name the held host:\n%s", r.stderr)
+	}
+}
+
+// TestJSONLogsAreJSONOnly: with --log-format json every stderr line is a
+// JSON record, the warning that a dead crawl's lock was taken over too,
+// and durations are numbers (ttfb_ms, delay_s), as status --json has them.
+func TestJSONLogsAreJSONOnly(t *testing.T) {
+	t.Parallel()
+	_, srv := serve(t, crawltest.Config{Pages: 3, Links: 2})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	crawlArgs := append([]string{"--log-format", "json", "-v", "crawl", "--db", db, "--out", filepath.Join(dir, "out")}, fast...)
+	if r := run(t, "", append(crawlArgs, srv.URL+"/page/1")...); r.code != 0 {
+		t.Fatalf("first crawl: exit %d\n%s", r.code, r.stderr)
+	}
+	// A crawl of this machine that died holding the lock: a process gone.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	sqldb, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqldb.Exec(`INSERT INTO lock (id, pid, hostname, job, since, beat_at) VALUES (1, ?, ?, 'x', ?, ?)`,
+		gone.Process.Pid, host, time.Now().UnixNano(), time.Now().UnixNano())
+	sqldb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := run(t, "", append(crawlArgs, srv.URL+"/page/1")...)
+	if r.code != 0 {
+		t.Fatalf("second crawl: exit %d\n%s", r.code, r.stderr)
+	}
+	var tookOver, fetches int
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("stderr line is not JSON: %q", line)
+			continue
+		}
+		msg, _ := rec["msg"].(string)
+		if strings.HasPrefix(msg, "took over the crawl lock") {
+			tookOver++
+		}
+		if msg == "fetch" {
+			fetches++
+			_, ttfb := rec["ttfb_ms"].(float64)
+			_, delay := rec["delay_s"].(float64)
+			if !ttfb || !delay {
+				t.Errorf("fetch record without numeric ttfb_ms and delay_s: %s", line)
+			}
+		}
+	}
+	if tookOver != 1 || fetches == 0 {
+		t.Errorf("%d lock takeover records and %d fetch records, want 1 and some:\n%s", tookOver, fetches, r.stderr)
 	}
 }

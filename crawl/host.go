@@ -151,7 +151,7 @@ func (s *hostSet) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		s.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
 		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
-		s.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host deferred to a later run", "host", h.key, "retry_after_s", report.Seconds(until.Sub(now)))
 	case causeRunEnd:
 		if s.maxDuration <= 0 || !until.After(s.start.Add(s.maxDuration)) {
 			return false
@@ -160,7 +160,7 @@ func (s *hostSet) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
 		h.stop(leaveResume, frontier.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
-		s.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host waits for the next run", "host", h.key, "retry_after_s", report.Seconds(until.Sub(now)))
 	}
 	return true
 }

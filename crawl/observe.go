@@ -42,7 +42,7 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	case v.Congestion:
 		h.backingOff = true
 		s.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
-			"delay", fmtDur(s.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+			"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "hold_s", report.Seconds(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
@@ -55,8 +55,8 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 		Status:      resp.Answered(),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
-	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
-		"delay", fmtDur(s.pacer.Delay(h.key, now)), "err", resp.Reason)
+	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb_ms", report.Millis(resp.TTFB),
+		"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "err", resp.Reason)
 	// How long the server asked polite to stay away (bounded by
 	// --max-hold), as a time that the host's entries keep across runs.
 	wait := v.Away
