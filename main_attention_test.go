@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"database/sql"
+	"errors"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -164,5 +166,77 @@ func TestJSONLogsAreJSONOnly(t *testing.T) {
 	}
 	if tookOver != 1 || fetches == 0 {
 		t.Errorf("%d lock takeover records and %d fetch records, want 1 and some:\n%s", tookOver, fetches, r.stderr)
+	}
+}
+
+// TestCrawlIntoAClosedPipeSavesItsEnd is `polite -v crawl ... 2>&1 | head
+// -1`: the reader goes away mid-run. The crawl stops as on SIGPIPE, saves
+// its end and report, and exits 141; the writes that keep failing after
+// the first are not taken for a second signal.
+func TestCrawlIntoAClosedPipeSavesItsEnd(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/gate":
+			close(arrived)
+			<-release
+			w.Write([]byte("gate"))
+		default:
+			w.Write([]byte("page"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	seeds := writeFile(t, "seeds.txt", srv.URL+"/gate\n"+srv.URL+"/a\n"+srv.URL+"/b\n")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(polite, append(append([]string{"-v", "crawl", "--db", db, "--out", filepath.Join(dir, "out")}, fast...), seeds)...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = testEnv(t), pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if _, err := bufio.NewReader(pr).ReadString('\n'); err != nil {
+		t.Fatalf("first line: %v", err)
+	}
+	<-arrived
+	pr.Close() // head has read its line and gone
+	close(release)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 141 {
+		t.Fatalf("crawl into a closed pipe: %v, want exit 141", err)
+	}
+	var runs []struct {
+		Ended    time.Time `json:"ended"`
+		ExitCode int       `json:"exit_code"`
+	}
+	r := run(t, "", "runs", "--db", db, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Ended.IsZero() || runs[0].ExitCode != 141 {
+		t.Fatalf("runs --json = %s (%v), want one run ended with exit 141", r.stdout, err)
+	}
+	if r := run(t, "", "report", "--db", db, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"exit_code": 141`) {
+		t.Errorf("report of the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Any other command stops quietly when its reader has gone.
+	pr, pw, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	var errOut strings.Builder
+	rep := exec.Command(polite, "report", "--db", db, "--html", "-")
+	rep.Env, rep.Stdout, rep.Stderr = testEnv(t), pw, &errOut
+	err = rep.Run()
+	pw.Close()
+	if !errors.As(err, &ee) || ee.ExitCode() != 141 || errOut.Len() > 0 {
+		t.Errorf("report --html - into a closed pipe: %v, stderr %q; want exit 141 and nothing said", err, errOut.String())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -62,6 +63,11 @@ func Main(ctx context.Context, args []string, io IO) int {
 	root.SetErr(io.ErrOut)
 	strictUsage(root, args)
 	err := root.ExecuteContext(ctx)
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader went away (polite report --html - | head): not
+		// polite's failure, and nothing left to say to anyone.
+		return crawl.ExitBrokenPipe
+	}
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		var (
