@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"database/sql"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
