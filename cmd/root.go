@@ -34,6 +34,7 @@ type IO struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	IsTTY  func() bool // is ErrOut a terminal
+	Width  func() int  // Out's terminal width in columns; 0 (or nil) when Out is no terminal
 }
 
 // globals are the flags every command takes.
@@ -50,7 +51,13 @@ type globals struct {
 func Execute() int {
 	ctx, stop := signalContext()
 	defer stop()
-	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, IsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) }}
+	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, IsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
+		Width: func() int {
+			if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+				return w
+			}
+			return 0
+		}}
 	return Main(ctx, os.Args[1:], io)
 }
 
