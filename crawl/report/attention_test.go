@@ -44,3 +44,23 @@ dead URLs count=4 first=http://fine.example/a (http-404), http://fine.example/b 
 		t.Errorf("Attention(true):\n%s\nwant:\n%s", g, want)
 	}
 }
+
+// report.html tags a host that never answered unreachable, not dead: its
+// tile of dead URLs says 0, and the tag must not contradict it.
+func TestUnreachableIsItsOwnTrouble(t *testing.T) {
+	r := &Report{
+		Hosts: []*HostStats{
+			{Host: "down.example", Requests: 3, Errors: 3, Stopped: frontier.StopUnreachable},
+			{Host: "gone.example", Requests: 2, S4xx: 2, Stopped: frontier.StopDone},
+			{Host: "fine.example", Requests: 2, S2xx: 2, Stopped: frontier.StopDone},
+		},
+		Dead: []DeadURL{{URL: "http://gone.example/a", Reason: "http-404"}},
+	}
+	var got []string
+	for _, v := range r.hostsByTrouble() {
+		got = append(got, v.Host+":"+v.Trouble.String())
+	}
+	if want := "gone.example:dead down.example:unreachable fine.example:"; strings.Join(got, " ") != want {
+		t.Errorf("hosts by trouble %q, want %q", strings.Join(got, " "), want)
+	}
+}
