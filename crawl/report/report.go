@@ -371,36 +371,3 @@ func (r *Report) Summary() string {
 	}
 	return sum.String()
 }
-
-// Count adds an answer to the host's figures: its status (0 for none,
-// with the failure's reason), its body's size, and whether it carried a
-// Retry-After. It reports whether the answer was a throttle (429 or 503).
-func (h *HostStats) Count(status int, reason frontier.Reason, bytes int, retryAfter bool) (throttled bool) {
-	if retryAfter {
-		h.RetryAfters++
-	}
-	switch {
-	case status == 0:
-		h.Errors++
-		h.LastError = reason
-	case status == 304:
-		h.S304++
-	case status < 300:
-		h.S2xx++
-	case status < 400:
-		h.S3xx++
-	case status == 429:
-		h.S429++
-		throttled = true
-	case status < 500:
-		h.S4xx++
-	default:
-		h.S5xx++
-		if status == 503 {
-			h.S503++
-			throttled = true
-		}
-	}
-	h.Bytes += int64(bytes)
-	return throttled
-}
