@@ -114,14 +114,17 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// A response's latency is the network's: measured on the wall clock,
+	// whatever clock paces the run.
+	f, err := fetch.New(cfg.fetchOptions(), time.Now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
 	out, err := output.Open(cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
-	// A response's latency is the network's: measured on the wall clock,
-	// whatever clock paces the run.
-	c.fetch = fetch.New(c.cfg.fetchOptions(), time.Now)
+	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, fetch: f, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
 	c.sc = newScheduler(c)
 	return c, nil
 }

@@ -19,7 +19,7 @@ func ExitMeaning(code int) string {
 	case exitOK:
 		return "every URL fetched, unchanged or excluded by the site's rules"
 	case exitFailure:
-		return "some URLs failed for good, or a host was unreachable all run"
+		return "some URLs failed for good, a host was unreachable all run, or a host's TLS was refused"
 	case exitUsage:
 		return "usage or input error"
 	case exitLocked:
