@@ -228,7 +228,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 
 	rep := c.report(end)
-	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
