@@ -9,10 +9,11 @@ var exitCodeHelp = map[string]string{
 	"polite": `  2    usage error; each command's help lists its own codes`,
 	"polite crawl": `  0    every URL fetched, unchanged (304) or excluded by the site's own rules;
        URLs left queued by a budget or time limit are not a failure
-  1    some URLs failed for good (dead), or the output could not be written
+  1    some URLs failed for good (dead), a host was unreachable all run or
+       its TLS refused (its URLs wait), or the output could not be written
   2    usage or input error: an unknown flag or command, a bad flag value,
        no seed argument, an argument that is neither file, - nor URL,
-       an unreadable seed file, no valid seed
+       an unreadable seed file, no valid seed, an unusable --ca-file
   3    another crawl holds the database
   129  ended by SIGHUP, 130 by SIGINT, 141 by SIGPIPE, 143 by SIGTERM,
        after saving state and the run's end`,
