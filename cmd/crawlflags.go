@@ -79,8 +79,9 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	pos(&c.Timeout, "timeout", day, "whole-request deadline")
 	pos(&c.ConnectTimeout, "connect-timeout", time.Hour, "connect (and TLS handshake) deadline")
 	pos(&c.HeaderTimeout, "header-timeout", day, "deadline for the response headers")
+	f.StringVar(&c.CAFile, "ca-file", "", "trust the certificates of this PEM `file` beside the system's roots (a private CA); verification is never turned off")
 	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "robots-retry", "timeout",
-		"connect-timeout", "header-timeout")
+		"connect-timeout", "header-timeout", "ca-file")
 
 	o.Progress = "auto"
 	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")

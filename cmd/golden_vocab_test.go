@@ -43,6 +43,7 @@ func vocabReport() *report.Report {
 			host("i.example", "error", "run ended with URLs waiting", "tls"),
 			// A report of an older polite: the sentence in stopped.
 			host("j.example", "run ended with URLs waiting", "", "network"),
+			host("k.example", "tls", "certificate expired on 2001-01-01T00:00:00Z: URLs wait for the next run", "tls-expired"),
 		},
 		Frontier: map[string]int{"done": 10, "not-modified": 2, "excluded": 3, "dead": 16, "queued": 5, "deferred": 4},
 	}
@@ -57,6 +58,11 @@ func vocabReport() *report.Report {
 // written.
 var vocabDeadReasons = []frontier.Reason{"timeout", "dns", "refused", "reset", "tls", "network", "too-large", "bad-encoding",
 	"bad-headers", "bad-url", "http-404", "http-500", "bad-redirect", "redirect-scheme", "redirect-loop", "too-many-redirects"}
+
+// vocabTLSReasons are the reasons of a refused TLS handshake: the URL is
+// deferred, never dead ("tls" may still be read as an older polite's
+// dead reason).
+var vocabTLSReasons = []frontier.Reason{"tls-unknown-authority", "tls-expired", "tls-name-mismatch", "tls-alert", "tls-version", "tls"}
 
 // vocabDB is a fresh database holding vocabReport as its one run, and the
 // frontier of its job: dead, excluded, not modified and deferred entries
@@ -104,6 +110,10 @@ func vocabDB(t *testing.T) *store.DB {
 	add(frontier.Deferred, "timeout (retry budget spent)", 0)
 	add(frontier.Deferred, "http-503", 503)
 	add(frontier.Deferred, "deferred: Retry-After beyond --max-retry-after", 0)
+	for _, why := range vocabTLSReasons {
+		add(frontier.Deferred, why, 0)
+	}
+	add(frontier.Deferred, "certificate expired on 2001-01-01T00:00:00Z: URLs wait for the next run", 0)
 	add(frontier.Queued, "canceled", 0)
 	if _, err := db.Enqueue(r.Job, es); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ type robotsCheckOptions struct {
 	UserAgent string
 	Timeout   time.Duration
 	RobotsTTL time.Duration
+	CAFile    string
 	URLs      []string
 }
 
@@ -102,10 +103,11 @@ Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+CONTACT)", as crawl's)`)
 	f.Var(&durationValue{p: &opts.Timeout, max: day, positive: true}, "timeout", "whole-request deadline of a robots.txt fetch")
 	f.Var(&durationValue{p: &opts.RobotsTTL, max: 30 * day}, "robots-ttl", "how long a fetched robots.txt is cached")
+	f.StringVar(&opts.CAFile, "ca-file", "", "trust the certificates of this PEM `file` beside the system's roots, as crawl's")
 	f.SortFlags = false
 	groupFlags(f, "Rules", "file", "agent")
 	groupFlags(f, "Output", "json")
-	groupFlags(f, "Fetching robots.txt", "user-agent", "timeout", "robots-ttl")
+	groupFlags(f, "Fetching robots.txt", "user-agent", "timeout", "robots-ttl", "ca-file")
 	return cmd
 }
 
@@ -279,7 +281,7 @@ func (o *robotsCheckOptions) source(io IO, g *globals, ua string) (rulesFunc, fu
 	cfg.Timeout = o.Timeout
 	cfg.ConnectTimeout = min(cfg.ConnectTimeout, o.Timeout)
 	cfg.HeaderTimeout = min(cfg.HeaderTimeout, o.Timeout)
-	cfg.RobotsTTL = o.RobotsTTL
+	cfg.RobotsTTL, cfg.CAFile = o.RobotsTTL, o.CAFile
 	return func(ctx context.Context, target string) (*robots.Robots, checkSource, error) {
 		rb, s, err := crawl.RobotsFor(ctx, db, cfg, target)
 		return rb, checkSource{URL: s.URL, How: s.How, Cached: s.Cached, Stale: s.Stale, Unreachable: s.Unreachable,

@@ -47,6 +47,7 @@ type Config struct {
 	Timeout        time.Duration // whole request
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration // until the response headers
+	CAFile         string        // PEM certificates trusted beside the system's roots (--ca-file)
 
 	MaxRequests int           // 0: no limit
 	MaxPerHost  int           // 0: no limit
@@ -121,7 +122,7 @@ func DefaultConfig() Config {
 // fetchOptions are the fetch client's settings of c.
 func (c *Config) fetchOptions() fetch.Options {
 	return fetch.Options{UserAgent: c.UserAgent, MaxBody: c.MaxBody, Timeout: c.Timeout,
-		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate}
+		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate, CAFile: c.CAFile}
 }
 
 // ErrUsage marks a configuration error (exit code 2).

@@ -114,14 +114,17 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// A response's latency is the network's: measured on the wall clock,
+	// whatever clock paces the run.
+	f, err := fetch.New(cfg.fetchOptions(), time.Now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
 	out, err := output.Open(cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
-	// A response's latency is the network's: measured on the wall clock,
-	// whatever clock paces the run.
-	c.fetch = fetch.New(c.cfg.fetchOptions(), time.Now)
+	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, fetch: f, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
 	c.sc = newScheduler(c)
 	return c, nil
 }
@@ -225,7 +228,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 
 	rep := c.report(end)
-	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals

@@ -76,8 +76,13 @@ func failure(e frontier.Entry, reason frontier.Reason, congestion bool, s situat
 func failureOf(e frontier.Entry, reason frontier.Reason, congestion bool, s situation) decision {
 	retryable := true
 	switch reason {
-	case frontier.ReasonTooLarge, frontier.ReasonTLS, frontier.ReasonBadURL, frontier.ReasonBadHeaders, frontier.ReasonBadEncoding:
+	case frontier.ReasonTooLarge, frontier.ReasonBadURL, frontier.ReasonBadHeaders, frontier.ReasonBadEncoding:
 		retryable = false // the same request fails the same way
+	case frontier.ReasonTLS, frontier.ReasonTLSUnknownAuthority, frontier.ReasonTLSExpired, frontier.ReasonTLSNameMismatch,
+		frontier.ReasonTLSAlert, frontier.ReasonTLSVersion:
+		// The host's TLS, not the URL, is refused (its host stops for the
+		// run): the URL waits for a run after the site or --ca-file changes.
+		return decision{fate: fateHeld, state: frontier.Deferred, reason: reason}
 	case frontier.ReasonPrivateAddress:
 		return decision{fate: fateExcluded, state: frontier.Excluded, reason: reason}
 	case frontier.ReasonDNS, frontier.ReasonRefused, frontier.ReasonReset, frontier.ReasonTimeout,

@@ -13,7 +13,7 @@ func TestExitMeaning(t *testing.T) {
 	t.Parallel()
 	for code, want := range map[int]string{
 		crawl.ExitOK:          "every URL fetched, unchanged or excluded",
-		crawl.ExitFailure:     "some URLs failed for good, or a host was unreachable all run",
+		crawl.ExitFailure:     "some URLs failed for good, a host was unreachable all run, or a host's TLS was refused",
 		crawl.ExitUsage:       "usage or input error",
 		crawl.ExitLocked:      "another crawl held the database",
 		crawl.ExitHangup:      "ended by SIGHUP",

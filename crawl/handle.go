@@ -33,6 +33,9 @@ func (sc *scheduler) handle(r result) {
 	if throttled {
 		sc.throttled++
 	}
+	if r.resp.Reason.TLS() {
+		sc.hosts.refuseTLS(h, r.resp)
+	}
 	e.LastStatus = r.resp.Status
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest

@@ -1,10 +1,12 @@
 package crawl
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/robotscache"
@@ -108,11 +110,12 @@ func (h *hostRun) active() bool { return h.hasWork() && !h.held() }
 
 // stopped says why the host got no more requests, as the report's
 // stopped value and a sentence: a host that never answered is
-// unreachable whatever else held it (unless polite refused its address);
+// unreachable whatever else held it (unless polite refused its address
+// or its TLS);
 // one with URLs left and no hold of its own stopped with the run (runStop).
 func (h *hostRun) stopped(runStop frontier.Stop) (code frontier.Stop, reason string) {
 	switch {
-	case h.hold.leave == leaveRefused:
+	case h.hold.leave == leaveRefused, h.hold.code == frontier.StopTLS:
 		return h.hold.code, h.hold.reason
 	case h.stats.NeverAnswered():
 		return frontier.StopUnreachable, fmt.Sprintf("no answer to %d %s (%s)", h.stats.Requests,
@@ -123,6 +126,15 @@ func (h *hostRun) stopped(runStop frontier.Stop) (code frontier.Stop, reason str
 		return runStop, "run ended with URLs waiting"
 	}
 	return frontier.StopDone, "done"
+}
+
+// refuseTLS stops h for the run at its first refused TLS handshake
+// (frontier.Reason.TLS): the same handshake fails the same way until the
+// site or polite's trust changes, so its URLs wait for a later run.
+func (s *hostSet) refuseTLS(h *hostRun, resp fetch.Response) {
+	why := cmp.Or(resp.Detail, resp.Reason.String())
+	h.stop(leaveDeferred, frontier.StopTLS, why+": URLs wait for the next run", time.Time{})
+	s.log.Info("TLS refused: host left for the next run", "host", h.key, "reason", resp.Reason, "detail", why)
 }
 
 // deferCause says where a Retry-After that keeps a host away came from.

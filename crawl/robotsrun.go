@@ -79,6 +79,11 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		return
 	}
 	h.robots = nil
+	if ch.Reason.TLS() { // no retry: it would fail the same way
+		sc.hosts.refuseTLS(h, r.resp)
+		h.stats.Robots = "not read: TLS refused"
+		return
+	}
 	if ch.Reason == frontier.ReasonPrivateAddress && ch.Hops == 0 {
 		// polite refused to dial the host: it is no seed's host and it
 		// resolves to a loopback, private or link-local address. That is

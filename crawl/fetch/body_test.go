@@ -51,7 +51,7 @@ func TestLyingContentLengthCostsWhatArrives(t *testing.T) {
 	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
 	cfg.Timeout = 5 * time.Second
-	f := New(cfg, time.Now)
+	f := mustNew(t, cfg)
 	defer f.Close()
 	const n = 16
 	var before, after runtime.MemStats
@@ -78,7 +78,7 @@ func BenchmarkLyingContentLength(b *testing.B) {
 	u := lyingServer(b, 10<<20, "twelve bytes")
 	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
-	f := New(cfg, time.Now)
+	f := mustNew(b, cfg)
 	defer f.Close()
 	target := mustURLOf(b, u)
 	b.ReportAllocs()

@@ -20,6 +20,9 @@ type Capture struct {
 	Head    []byte    // the response head, as received but for the encoding
 	Payload []byte    // the decoded body, or its first bytes when cut
 	Cut     bool      // the body was over the size limit
+	// Protocol is the WARC-Protocol of an exchange over HTTP/2, "h2";
+	// "" for HTTP/1.x.
+	Protocol string
 }
 
 // newCapture gathers what the records of req and resp keep. polite
@@ -35,7 +38,11 @@ func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, n
 		rec.Header.Del("Content-Encoding")
 		rec.Header.Del("Content-Length")
 	}
-	return &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: warc.ResponseHead(&rec), Payload: body, Cut: cut}
+	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: warc.ResponseHead(&rec), Payload: body, Cut: cut}
+	if resp.ProtoMajor == 2 {
+		c.Protocol = "h2"
+	}
+	return c
 }
 
 // connNote is what one request learns of its connection: the address

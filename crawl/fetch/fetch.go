@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -58,6 +57,7 @@ type Options struct {
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration // until the response headers
 	AllowPrivate   bool          // --allow-private: any address may be dialled
+	CAFile         string        // --ca-file: PEM certificates trusted beside the system's roots; "" for none
 }
 
 // DefaultOptions returns the defaults of polite crawl's flags.
@@ -80,6 +80,7 @@ type Response struct {
 	Duration time.Duration
 	Err      error
 	Reason   frontier.Reason // classified failure: "" on an HTTP answer
+	Detail   string          // a refused TLS handshake in words (Refusal): "certificate expired on ..."
 
 	// Capture is what a WARC record keeps of the exchange, when the
 	// client keeps exchanges and the body was read (whole or cut at the
@@ -92,10 +93,20 @@ type Response struct {
 	note *connNote // the connection's address, for a WARC record
 }
 
-// New returns a Client with the given settings whose clock is now.
-func New(cfg Options, now func() time.Time) *Client {
+// New returns a Client with the given settings whose clock is now. Its
+// only error is a CA file that cannot be used (LoadRoots).
+func New(cfg Options, now func() time.Time) (*Client, error) {
+	tc := &tls.Config{}
+	if cfg.CAFile != "" {
+		roots, err := LoadRoots(cfg.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.RootCAs = roots
+	}
 	g := newGuard(&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second})
 	tr := &http.Transport{
+		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,
 		DialContext:            g.dial,
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
@@ -120,7 +131,7 @@ func New(cfg Options, now func() time.Time) *Client {
 		timeout: cfg.Timeout,
 		now:     now,
 		policy:  newDialPolicy(cfg.AllowPrivate),
-	}
+	}, nil
 }
 
 // Close closes the idle connections.
@@ -148,7 +159,7 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 		r.Capture = newCapture(resp.Request, resp, body, cut, r.note, r.Start)
 	}
 	if err != nil {
-		r.Err, r.Reason = err, Classify(err)
+		r.Err, r.Reason, r.Detail = err, Classify(err), Refusal(err, f.now())
 		r.Body = nil
 	}
 	return r
@@ -184,7 +195,7 @@ func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http
 	req = req.WithContext(withDialMode(ctx, mode))
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return nil, Response{Err: err, Reason: Classify(err), Duration: f.now().Sub(start)}
+		return nil, Response{Err: err, Reason: Classify(err), Detail: Refusal(err, f.now()), Duration: f.now().Sub(start)}
 	}
 	r := Response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), Start: start, note: note}
 	if t := sent.Load(); t != nil {
@@ -326,39 +337,6 @@ func (p *peekReader) Read(b []byte) (int, error) {
 		return n, nil
 	}
 	return p.r.Read(b)
-}
-
-// Classify names a failure the way the report and the frontier record it.
-func Classify(err error) frontier.Reason {
-	var (
-		dnsErr  *net.DNSError
-		certErr *tls.CertificateVerificationError
-		recErr  tls.RecordHeaderError
-		netErr  net.Error
-	)
-	switch {
-	case errors.Is(err, ErrTooLarge):
-		return frontier.ReasonTooLarge
-	case errors.Is(err, ErrPrivate):
-		return frontier.ReasonPrivateAddress
-	case errors.Is(err, ErrBadEncoding):
-		return frontier.ReasonBadEncoding
-	case errors.Is(err, context.Canceled):
-		return frontier.ReasonCanceled
-	case errors.As(err, &dnsErr):
-		return frontier.ReasonDNS
-	case errors.As(err, &certErr), errors.As(err, &recErr):
-		return frontier.ReasonTLS
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return frontier.ReasonRefused
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return frontier.ReasonReset
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return frontier.ReasonTimeout
-	case strings.Contains(err.Error(), "header"):
-		return frontier.ReasonBadHeaders
-	}
-	return frontier.ReasonNetwork
 }
 
 // GetRobots fetches a robots.txt: like get, but a body over

@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -165,7 +164,7 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 	cfg := DefaultOptions()
 	cfg.MaxBody = 1 << 20
 	cfg.AllowPrivate = true
-	f := New(cfg, time.Now)
+	f := mustNew(t, cfg)
 	defer f.Close()
 
 	var before, after runtime.MemStats
@@ -198,7 +197,7 @@ func TestIDNHostGoesOutInPunycode(t *testing.T) {
 	}
 	cfg := DefaultOptions()
 	cfg.AllowPrivate = true
-	f := New(cfg, time.Now)
+	f := mustNew(t, cfg)
 	defer f.Close()
 	var dialled string
 	tr := f.client.Transport.(*http.Transport)
@@ -233,6 +232,8 @@ func TestClassify(t *testing.T) {
 		{"cut", io.ErrUnexpectedEOF, "reset"},
 		{"malformed header", errors.New(`net/http: HTTP/1.x transport connection broken: malformed MIME header line: "X\x00: y"`), "bad-headers"},
 		{"headers too big", errors.New("net/http: server response headers exceeded 65536 bytes; aborted"), "bad-headers"},
+		{"TLS version the server chose", errors.New("tls: server selected unsupported protocol version 301"), "tls-version"},
+		{"plain HTTP to https", fmt.Errorf("get: %w", http.ErrSchemeMismatch), "tls"},
 		{"other", errors.New("something else"), "network"},
 	}
 	for _, tt := range tests {

@@ -140,7 +140,7 @@ func TestFetchRefusesPrivateAtDial(t *testing.T) {
 			// the hang guard below, and name no private address.
 			cfg.ConnectTimeout = time.Hour
 			cfg.AllowPrivate = tt.allow
-			f := New(cfg, time.Now)
+			f := mustNew(t, cfg)
 			defer f.Close()
 			if tt.seed != "" {
 				f.policy.seeds[OriginOf(mustURLOf(t, tt.seed))] = true
@@ -173,7 +173,7 @@ func TestPrivateGrantCoversItsFirstHostOnly(t *testing.T) {
 	}))
 	defer seed.Close()
 	cfg := DefaultOptions()
-	f := New(cfg, time.Now)
+	f := mustNew(t, cfg)
 	defer f.Close()
 	ctx := WithPrivateOK(context.Background(), true)
 	first := f.Get(ctx, mustURLOf(t, seed.URL+"/robots.txt"), nil)
@@ -223,7 +223,7 @@ func TestProxiedRequestsJudgeTheTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
 			cfg := DefaultOptions()
-			f := New(cfg, time.Now)
+			f := mustNew(t, cfg)
 			defer f.Close()
 			f.guard.proxy = http.ProxyURL(pu)
 			f.guard.lookup = func(_ context.Context, host string) ([]net.IPAddr, error) {

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -89,7 +88,7 @@ func TestProxyHookJudgesEveryRequest(t *testing.T) {
 	defer proxy.Close()
 	pu, _ := url.Parse(proxy.URL)
 	cfg := DefaultOptions()
-	f := New(cfg, time.Now)
+	f := mustNew(t, cfg)
 	defer f.Close()
 	f.guard.proxy = http.ProxyURL(pu)
 	for _, raw := range []string{"http://2130706433:9/", "http://127.1:9/", "http://0x7f000001:9/", "http://0177.0.0.1:9/",

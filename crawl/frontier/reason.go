@@ -27,13 +27,21 @@ const (
 	ReasonBadEncoding    Reason = "bad-encoding"    // a compressed body that does not decode
 	ReasonCanceled       Reason = "canceled"        // cut by the end of the run's grace period
 	ReasonDNS            Reason = "dns"             // the name did not resolve
-	ReasonTLS            Reason = "tls"             // the TLS handshake or certificate failed
+	ReasonTLS            Reason = "tls"             // another TLS failure: a certificate refused for another cause, or no TLS spoken
 	ReasonRefused        Reason = "refused"         // the connection was refused
 	ReasonReset          Reason = "reset"           // the connection was reset or cut short
 	ReasonTimeout        Reason = "timeout"         // a timeout
 	ReasonBadHeaders     Reason = "bad-headers"     // the response's headers did not parse
 	ReasonNetwork        Reason = "network"         // any other network failure
 	ReasonBadURL         Reason = "bad-url"         // the URL makes no request
+
+	// A TLS handshake refused, each cause its own reason; with ReasonTLS,
+	// the reasons for which TLS reports true.
+	ReasonTLSUnknownAuthority Reason = "tls-unknown-authority" // the certificate is signed by no authority polite trusts
+	ReasonTLSExpired          Reason = "tls-expired"           // the certificate has expired or is not valid yet
+	ReasonTLSNameMismatch     Reason = "tls-name-mismatch"     // the certificate is for other names than the host
+	ReasonTLSAlert            Reason = "tls-alert"             // the server ended the handshake with an alert
+	ReasonTLSVersion          Reason = "tls-version"           // no TLS version both sides speak
 
 	// Why an entry was excluded or not followed.
 	ReasonRobots           Reason = "robots"             // excluded by robots.txt
@@ -64,6 +72,7 @@ func (r Reason) Classified() bool {
 	switch r {
 	case ReasonTooLarge, ReasonPrivateAddress, ReasonBadEncoding, ReasonCanceled, ReasonDNS, ReasonTLS,
 		ReasonRefused, ReasonReset, ReasonTimeout, ReasonBadHeaders, ReasonNetwork, ReasonBadURL,
+		ReasonTLSUnknownAuthority, ReasonTLSExpired, ReasonTLSNameMismatch, ReasonTLSAlert, ReasonTLSVersion,
 		ReasonRobots, ReasonBadRedirect, ReasonRedirectScheme, ReasonRedirectLoop, ReasonTooManyRedirects,
 		ReasonSitemapUnchanged:
 		return true
@@ -74,6 +83,17 @@ func (r Reason) Classified() bool {
 	}
 	_, err := strconv.Atoi(n)
 	return err == nil
+}
+
+// TLS reports whether r is a refused TLS handshake: a certificate polite
+// does not accept, an alert from the server, no common TLS version, or a
+// server that does not speak TLS. The same request meets it again until
+// the site or polite's trust changes, so it stops the host for the run
+// and leaves its URLs for the next one. A handshake that times out or is
+// cut is a timeout or a reset, not one of these.
+func (r Reason) TLS() bool {
+	return r == ReasonTLS || r == ReasonTLSUnknownAuthority || r == ReasonTLSExpired || r == ReasonTLSNameMismatch ||
+		r == ReasonTLSAlert || r == ReasonTLSVersion
 }
 
 // String is the reason as stored and written.

@@ -12,6 +12,7 @@ const (
 	StopPrivate     Stop = "private-address"    // polite refused its address
 	StopRobots      Stop = "robots-unreachable" // robots.txt could not be read: its URLs wait for a later run
 	StopCrawlDelay  Stop = "crawl-delay"        // its Crawl-delay is over --max-crawl-delay
+	StopTLS         Stop = "tls"                // its TLS handshake was refused (Reason.TLS): its URLs wait for a later run
 	StopDeferred    Stop = "deferred"           // a Retry-After or rate-limit quota keeps it away past the run
 	StopBudget      Stop = "budget"             // a budget or --max-duration ended its share with URLs waiting
 	StopInterrupted Stop = "interrupted"        // a signal ended the run with URLs waiting
@@ -21,7 +22,7 @@ const (
 // Known reports whether s is one of the stopped values above.
 func (s Stop) Known() bool {
 	switch s {
-	case StopDone, StopUnreachable, StopPrivate, StopRobots, StopCrawlDelay, StopDeferred,
+	case StopDone, StopUnreachable, StopPrivate, StopRobots, StopCrawlDelay, StopTLS, StopDeferred,
 		StopBudget, StopInterrupted, StopError:
 		return true
 	}

@@ -32,11 +32,13 @@ var vocabConsts = map[string]map[string]string{
 		"ReasonNetwork": ReasonNetwork, "ReasonBadURL": ReasonBadURL, "ReasonRobots": ReasonRobots,
 		"ReasonBadRedirect": ReasonBadRedirect, "ReasonRedirectScheme": ReasonRedirectScheme,
 		"ReasonRedirectLoop": ReasonRedirectLoop, "ReasonTooManyRedirects": ReasonTooManyRedirects,
-		"ReasonSitemapUnchanged": ReasonSitemapUnchanged,
+		"ReasonSitemapUnchanged": ReasonSitemapUnchanged, "ReasonTLSUnknownAuthority": ReasonTLSUnknownAuthority,
+		"ReasonTLSExpired": ReasonTLSExpired, "ReasonTLSNameMismatch": ReasonTLSNameMismatch, "ReasonTLSAlert": ReasonTLSAlert,
+		"ReasonTLSVersion": ReasonTLSVersion,
 	}),
 	"Stop": names(map[string]Stop{
 		"StopDone": StopDone, "StopUnreachable": StopUnreachable, "StopPrivate": StopPrivate, "StopRobots": StopRobots,
-		"StopCrawlDelay": StopCrawlDelay, "StopDeferred": StopDeferred, "StopBudget": StopBudget,
+		"StopCrawlDelay": StopCrawlDelay, "StopTLS": StopTLS, "StopDeferred": StopDeferred, "StopBudget": StopBudget,
 		"StopInterrupted": StopInterrupted, "StopError": StopError,
 	}),
 	"RunStop": names(map[string]RunStop{
@@ -229,4 +231,22 @@ func TestRunStopVocabulary(t *testing.T) {
 func TestBudgetVocabulary(t *testing.T) {
 	t.Parallel()
 	checkVocabulary(t, constsOf[Budget]("Budget"), Budget.Known)
+}
+
+// TestReasonTLS: the refused handshakes, and only they, stop a host: a
+// handshake that timed out or was cut is a timeout or a reset, retried.
+func TestReasonTLS(t *testing.T) {
+	t.Parallel()
+	refused := map[Reason]bool{ReasonTLS: true, ReasonTLSUnknownAuthority: true, ReasonTLSExpired: true,
+		ReasonTLSNameMismatch: true, ReasonTLSAlert: true, ReasonTLSVersion: true}
+	for _, r := range constsOf[Reason]("Reason") {
+		if got := r.TLS(); got != refused[r] {
+			t.Errorf("%q.TLS() = %v, want %v", r, got, refused[r])
+		}
+	}
+	for _, r := range []Reason{"", HTTPReason(495), "tls-expired (retry budget spent)", "tls-other"} {
+		if r.TLS() {
+			t.Errorf("%q.TLS() = true, want false", r)
+		}
+	}
 }

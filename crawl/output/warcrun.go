@@ -45,7 +45,7 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 		return warc.Capture{}, false, nil
 	}
 	ex := warc.Exchange{URL: u.String(), Date: cp.At, IP: cp.IP, Request: cp.Request,
-		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut}
+		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut, Protocol: cp.Protocol}
 	digest := ""
 	if last.WarcID != "" && resp.Status == http.StatusOK {
 		digest = warc.PayloadDigest(cp.Payload)

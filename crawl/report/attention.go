@@ -35,11 +35,11 @@ func (r *Report) Attention(cutShort bool) []Notice {
 		if !h.GaveNothing() {
 			continue
 		}
-		ns = append(ns, Notice{Msg: "host gave no page all run", Attrs: []slog.Attr{
-			slog.String("host", h.Host),
-			slog.String("why", h.StoppedReason),
-			slog.String("next_try", h.NextTry()),
-		}})
+		attrs := []slog.Attr{slog.String("host", h.Host), slog.String("why", h.StoppedReason), slog.String("next_try", h.NextTry())}
+		if h.LastError != "" {
+			attrs = append(attrs, slog.String("reason", h.LastError.String()))
+		}
+		ns = append(ns, Notice{Msg: "host gave no page all run", Attrs: attrs})
 	}
 	if n := len(r.Dead); n > 0 {
 		var first []string
@@ -62,14 +62,14 @@ func (r *Report) Attention(cutShort bool) []Notice {
 
 // GaveNothing reports whether the host gave no page all run (no 2xx, no
 // 304) because of a stop of its own: held by a Retry-After or a quota,
-// unreachable, robots.txt unavailable, a Crawl-delay too long, an address
-// polite refuses. A host the run's budget or end left waiting is not one.
+// unreachable, its certificate refused, robots.txt unavailable, a
+// Crawl-delay too long, an address polite refuses. A host the run's budget or end left waiting is not one.
 func (h *HostStats) GaveNothing() bool {
 	if h.S2xx+h.S304 > 0 {
 		return false
 	}
 	switch h.Stopped {
-	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate:
+	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate, frontier.StopTLS:
 		return true
 	case "", frontier.StopDone, frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
 		return false
@@ -85,6 +85,8 @@ func (h *HostStats) NextTry() string {
 		return "after " + h.RetryAt.UTC().Format(time.RFC3339)
 	case h.Stopped == frontier.StopPrivate:
 		return "never: polite refuses its address unless a seed names the host"
+	case h.Stopped == frontier.StopTLS:
+		return "next run, once the certificate is fixed or trusted (--ca-file)"
 	case h.Stopped == frontier.StopCrawlDelay:
 		return "when its Crawl-delay is within --max-crawl-delay"
 	}

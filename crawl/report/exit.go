@@ -34,14 +34,14 @@ var CrawlExits = []Exit{
 			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
 			"(it is named on stderr)"},
-	{[]int{exitFailure}, "some URLs failed for good, or a host was unreachable all run",
+	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, or a host's TLS was refused",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
 			"timed out, no DNS) or refused by its certificate, or the output could not be " +
 			"written; each is named on stderr"},
 	{[]int{exitUsage}, "usage or input error",
 		"usage or input error: an unknown flag or command, a bad flag value, no seed " +
 			"argument, an argument that is neither file, - nor URL, an unreadable seed " +
-			"file, no valid seed, a --db folder that does not exist"},
+			"file, no valid seed, a --db folder that does not exist, an unusable --ca-file"},
 	{[]int{exitLocked}, "another crawl held the database", "another crawl holds the database"},
 	{[]int{exitHangup, exitInterrupted, exitBrokenPipe, exitTerminated}, "ended by a signal",
 		"ended by SIGHUP, SIGINT, SIGPIPE or SIGTERM (128 + the signal's number), " +

@@ -132,6 +132,20 @@ func (r *Report) Unreachable() []*HostStats {
 	return hs
 }
 
+// TLSRefused lists the hosts whose TLS handshake polite refused (or the
+// server did): a certificate not trusted, expired or for another name, an
+// alert, no common version. They failed the run as an unreachable host
+// does, and their URLs wait for the next one.
+func (r *Report) TLSRefused() []*HostStats {
+	var hs []*HostStats
+	for _, h := range r.Hosts {
+		if h.Stopped == frontier.StopTLS {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
 // Outcome says what the exit code means for this run, for the HTML
 // header: an exit 0 with URLs waiting does not claim every URL fetched.
 func (r *Report) Outcome() string {
@@ -140,6 +154,9 @@ func (r *Report) Outcome() string {
 	}
 	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
 		return "a host was unreachable for the whole run"
+	}
+	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
+		return "a host's TLS was refused: its URLs wait for the next run"
 	}
 	return ExitMeaning(r.ExitCode)
 }
@@ -280,7 +297,7 @@ func stoppedEarly(s frontier.Stop) bool {
 	switch s {
 	case "", frontier.StopDone, frontier.StopUnreachable:
 		return false
-	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopDeferred,
+	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopTLS, frontier.StopDeferred,
 		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
 		return true
 	}
@@ -365,6 +382,9 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&sum, "%d done, %d not modified, %d excluded, %d dead, %d waiting", t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
 	if n := len(r.Unreachable()); n > 0 {
 		fmt.Fprintf(&sum, ", %d %s unreachable", n, Plural(n, "host", "hosts"))
+	}
+	if n := len(r.TLSRefused()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s TLS refused", n, Plural(n, "host's", "hosts'"))
 	}
 	if len(r.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", r.Budgets())

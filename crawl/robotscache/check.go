@@ -67,6 +67,11 @@ func For(ctx context.Context, db Cache, o Options, u *url.URL) (*robots.Robots, 
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	src := Source{Host: key, URL: ru.String()}
 	now := clk.Now()
+	f, err := fetch.New(o.Fetch, clk.Now) // a --ca-file that cannot be used is refused, cached copy or not
+	if err != nil {
+		return nil, src, err
+	}
+	defer f.Close()
 
 	rb, cached, err := Cached(db, key, now)
 	if err != nil {
@@ -88,8 +93,6 @@ func For(ctx context.Context, db Cache, o Options, u *url.URL) (*robots.Robots, 
 		p.SetFloor(h, d, pace.FloorHost)
 	}
 
-	f := fetch.New(o.Fetch, clk.Now)
-	defer f.Close()
 	p.Begin(key, now)
 	ch := fetchPaced(fetch.WithPrivateOK(ctx, true), f, p, clk, ru)
 	if err := ctx.Err(); err != nil {

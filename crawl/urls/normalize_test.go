@@ -119,3 +119,27 @@ func TestHostKey(t *testing.T) {
 		}
 	}
 }
+
+// TestHostOneAcrossSchemes: http://example.org/ and https://example.org/
+// are one host key, so one pace (and one hold, one robots.txt copy)
+// covers a site under both schemes on their default ports; another port
+// is another host whatever the scheme.
+func TestHostOneAcrossSchemes(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ a, b, want, wantB string }{
+		{"http://example.org/", "https://example.org/", "example.org", "example.org"},
+		{"http://Example.org:80/a", "https://example.org:443/b", "example.org", "example.org"},
+		{"http://example.org:443/", "https://example.org:443/", "example.org:443", "example.org"},
+		{"http://example.org:8080/", "https://example.org:8080/", "example.org:8080", "example.org:8080"},
+	}
+	for _, tt := range tests {
+		a, errA := Parse(tt.a)
+		b, errB := Parse(tt.b)
+		if errA != nil || errB != nil {
+			t.Fatalf("parse %s, %s: %v, %v", tt.a, tt.b, errA, errB)
+		}
+		if ga, gb := Host(a), Host(b); ga != tt.want || gb != tt.wantB {
+			t.Errorf("Host(%s), Host(%s) = %q, %q; want %q, %q", tt.a, tt.b, ga, gb, tt.want, tt.wantB)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/google/uuid"
@@ -63,6 +64,11 @@ func (w *Writer) buildPair(ex Exchange, payload []byte, parse bool) (req, resp g
 	return req, resp, nil
 }
 
+// warcProtocol names the protocol of an exchange that is not HTTP/1.x:
+// the IIPC's WARC-Protocol field proposal (warc-specifications issue 42),
+// which readers that do not know it keep as an extension field.
+const warcProtocol = "WARC-Protocol"
+
 // build builds a record of type typ whose block is head then payload, an
 // HTTP message. Unless parse is set, or head is one gowarc would split
 // elsewhere than at its end, the block is not parsed: the payload digest
@@ -85,6 +91,9 @@ func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, p
 	if ex.IP != "" {
 		b.AddWarcHeader(gowarc.WarcIPAddress, ex.IP)
 	}
+	if ex.Protocol != "" && typ != gowarc.Request {
+		b.AddWarcHeader(warcProtocol, ex.Protocol)
+	}
 	b.AddWarcHeader(gowarc.ContentType, contentType)
 	for _, p := range [][]byte{head, payload} {
 		if _, err := b.Write(p); err != nil {
@@ -103,6 +112,13 @@ func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, p
 		d.Write(head[end:])
 		d.Write(payload)
 		h.Set(gowarc.WarcPayloadDigest, digestAlgorithm+":"+hex.EncodeToString(d.Sum(nil)))
+	}
+	// gowarc writes a field it does not know in HTTP's canonical case,
+	// "Warc-Protocol": it is named back as the proposal spells it.
+	for _, f := range *r.WarcHeader() {
+		if f.Name == http.CanonicalHeaderKey(warcProtocol) {
+			f.Name = warcProtocol
+		}
 	}
 	return r, nil
 }

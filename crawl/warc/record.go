@@ -30,6 +30,9 @@ type Exchange struct {
 	// Truncated says the body was cut at the size limit: the response
 	// record says WARC-Truncated: length.
 	Truncated bool
+	// Protocol is the application protocol when it is not HTTP/1.x
+	// ("h2"): the response or revisit record says WARC-Protocol: h2.
+	Protocol string
 }
 
 // Capture is what was written for one fetch: what a later revisit must

@@ -1,5 +1,7 @@
-// Package fetchtest makes the hostile bodies the fetch client's tests and
-// the crawl's send: compression bombs, cheap to build.
+// Package fetchtest makes what the fetch client's tests and the crawl's
+// serve: hostile bodies (compression bombs, cheap to build) and TLS
+// certificates made in the test (a CA, leaves valid, expired or for
+// other names) with an HTTPS server on loopback.
 package fetchtest
 
 import (

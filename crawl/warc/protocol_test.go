@@ -1,0 +1,63 @@
+package warc
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestProtocol: an exchange over HTTP/2 says WARC-Protocol: h2, spelled
+// as the field's proposal spells it, on its response record (not on the
+// request's, which polite writes in HTTP/1.1 form); one over HTTP/1.x has
+// no such field.
+func TestProtocol(t *testing.T) {
+	for _, proto := range []string{"h2", ""} {
+		dir := t.TempDir()
+		w := mustOpen(t, dir, testOptions())
+		ex := exchange("https://127.0.0.1:8443/page", t0, 200, "over h2")
+		ex.Protocol = proto
+		if _, err := w.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		file := warcFiles(t, dir)[0]
+		recs := readWARC(t, file)
+		if got := types(recs); len(got) != 3 || got[1] != "request" || got[2] != "response" {
+			t.Fatalf("records %v, want warcinfo, request, response", got)
+		}
+		if got := recs[2].get("WARC-Protocol"); got != proto {
+			t.Errorf("protocol %q: response says WARC-Protocol %q", proto, got)
+		}
+		if got := recs[1].get("WARC-Protocol"); got != "" {
+			t.Errorf("protocol %q: request says WARC-Protocol %q, want none", proto, got)
+		}
+		want := 0
+		if proto != "" {
+			want = 1
+		}
+		if n := strings.Count(gunzipFile(t, file), "\r\nWARC-Protocol: "+proto+"\r\n"); n != want {
+			t.Errorf("protocol %q: %d fields spelled WARC-Protocol, want %d", proto, n, want)
+		}
+	}
+}
+
+// gunzipFile is a WARC file's records, decompressed.
+func gunzipFile(t *testing.T, name string) string {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
