@@ -2,12 +2,10 @@ package urls
 
 import (
 	"bytes"
-	"net"
 	"net/url"
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/publicsuffix"
 )
 
 // MaxLinks bounds the links taken from one page.
@@ -110,12 +108,9 @@ func InScope(scope Scope, from, to *url.URL) bool {
 	case ScopeAny:
 		return true
 	case ScopeDomain:
-		if net.ParseIP(from.Hostname()) != nil || net.ParseIP(to.Hostname()) != nil {
-			return from.Hostname() == to.Hostname() // an address has no domain
-		}
-		a, err1 := publicsuffix.EffectiveTLDPlusOne(from.Hostname())
-		b, err2 := publicsuffix.EffectiveTLDPlusOne(to.Hostname())
-		if err1 != nil || err2 != nil {
+		a, ok1 := Domain(from.Hostname())
+		b, ok2 := Domain(to.Hostname())
+		if !ok1 || !ok2 {
 			return from.Hostname() == to.Hostname()
 		}
 		return a == b
