@@ -216,3 +216,14 @@ type PaceClaim struct {
 	// Owned: not OK because another process owns the host.
 	Owned bool
 }
+
+// PaceMember is a host paced with others under one key, as a crawl with
+// --pace-by domain or ip met it: the stores keep one row per grouping and
+// host, so that status can list each group's names (the group's learned
+// state is kept under Group, beside the hosts' own).
+type PaceMember struct {
+	By     string    // the grouping: "domain" or "ip"
+	Group  string    // the pace key: "domain:example.org", "ip:203.0.113.5"
+	Host   string    // the member's host key
+	SeenAt time.Time // when a run last paced it so; set by the store
+}
