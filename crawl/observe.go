@@ -25,7 +25,7 @@ func sentAt(r result) time.Time {
 func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, throttled bool) {
 	resp := r.resp
 	s.pacer.Sent(h.key, r.start, sentAt(r))
-	o := outcomeOf(resp, r.slow, now)
+	o := resp.Outcome(r.slow, now)
 	v = s.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {
 		s.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
@@ -49,7 +49,7 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 		AtS:         now.Sub(s.start).Seconds(),
 		DelayS:      s.pacer.Delay(h.key, now).Seconds(),
 		LatencyMS:   report.Millis(resp.TTFB),
-		Status:      answered(resp),
+		Status:      resp.Answered(),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
 	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
@@ -71,67 +71,11 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	return v, throttled
 }
 
-// outcomeOf is what the pacer learns from an answer: its status (0 for no
-// answer), time to first byte, a soft block, and the Retry-After (of a 429
-// or 503) and rate-limit quota it carries.
-func outcomeOf(resp fetch.Response, slow bool, now time.Time) pace.Outcome {
-	o := pace.Outcome{Status: answered(resp), TTFB: resp.TTFB, SlowDown: slow}
-	if resp.Header == nil {
-		return o
-	}
-	if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
-		if d, ok := pace.ParseRetryAfter(ra, now); ok {
-			o.RetryAfter = d
-		} else {
-			o.BadRetryAfter = ra
-		}
-	}
-	if q, ok := fetch.ParseRateLimit(resp.Header, now); ok {
-		o.Quota = q
-	}
-	return o
-}
-
-// answered is the status of an answer, 0 when there was none.
-func answered(resp fetch.Response) int {
-	if resp.Err != nil {
-		return 0
-	}
-	return resp.Status
-}
-
 // count adds an answer to the host's statistics; it reports whether the
 // answer was a throttle (429 or 503).
 func (h *hostRun) count(resp fetch.Response, retryAfter bool) (throttled bool) {
-	s := h.stats
-	if retryAfter {
-		s.RetryAfters++
-	}
-	switch st := resp.Status; {
-	case resp.Err != nil:
-		s.Errors++
-		s.LastError = resp.Reason
-	case st == 304:
-		s.S304++
-	case st < 300:
-		s.S2xx++
-	case st < 400:
-		s.S3xx++
-	case st == 429:
-		s.S429++
-		throttled = true
-	case st < 500:
-		s.S4xx++
-	default:
-		s.S5xx++
-		if st == 503 {
-			s.S503++
-			throttled = true
-		}
-	}
-	s.Bytes += int64(len(resp.Body))
 	if resp.Err == nil {
 		h.latencies = append(h.latencies, resp.TTFB)
 	}
-	return throttled
+	return h.stats.Count(resp.Status, resp.Err != nil, resp.Reason, len(resp.Body), retryAfter)
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"sort"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Finish fills in the host's figures known at the end of the run: its
@@ -34,3 +36,37 @@ func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // Seconds is d in seconds, to the millisecond, as the report's delays are
 // given.
 func Seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+// Count adds an answer to the host's figures: its status (0 when none
+// came: failed, with the reason), the body's size, and whether it asked
+// for a Retry-After wait. It reports whether the answer was a throttle
+// (429 or 503).
+func (h *HostStats) Count(status int, failed bool, reason frontier.Reason, bytes int, retryAfter bool) (throttled bool) {
+	if retryAfter {
+		h.RetryAfters++
+	}
+	switch st := status; {
+	case failed:
+		h.Errors++
+		h.LastError = reason
+	case st == 304:
+		h.S304++
+	case st < 300:
+		h.S2xx++
+	case st < 400:
+		h.S3xx++
+	case st == 429:
+		h.S429++
+		throttled = true
+	case st < 500:
+		h.S4xx++
+	default:
+		h.S5xx++
+		if st == 503 {
+			h.S503++
+			throttled = true
+		}
+	}
+	h.Bytes += int64(bytes)
+	return throttled
+}
