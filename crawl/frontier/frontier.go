@@ -130,6 +130,7 @@ type Run struct {
 	Summary   string    // one line, e.g. "12 done, 1 dead, 3 waiting"
 	Report    []byte    // report.json as written; nil while running
 	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
+	PaceBy    string    // what owned a pace (--pace-by): "host", "domain" or "ip"; "" for a run of an older polite
 }
 
 // Beat is how often a running crawl refreshes its lock and its run;

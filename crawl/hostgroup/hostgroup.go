@@ -215,18 +215,18 @@ func (g *Groups) addrsOf(name string) []netip.Addr {
 	return addrs
 }
 
-// Prepare looks up, under ip, the names of the hosts not met yet, several
-// at once, then gives each its key in the order given; under host and
-// domain it does nothing (their keys need no lookup).
-func (g *Groups) Prepare(hostKeys []string) {
+// Prepare looks up, under ip, the names of the queued hosts not met yet,
+// several at once, then gives each its key in the order given; under host
+// and domain it does nothing (their keys need no lookup).
+func (g *Groups) Prepare(queued []frontier.HostQueue) {
 	if g.by != ByIP {
 		return
 	}
 	var todo []string
 	g.mu.Lock()
-	for _, k := range hostKeys {
-		if _, ok := g.keys[k]; !ok {
-			todo = append(todo, k)
+	for _, q := range queued {
+		if _, ok := g.keys[q.Host]; !ok {
+			todo = append(todo, q.Host)
 		}
 	}
 	g.mu.Unlock()

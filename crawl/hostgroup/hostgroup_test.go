@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 func addrs(ss ...string) []netip.Addr {
@@ -101,7 +103,7 @@ func TestKeys(t *testing.T) {
 func TestLookupOncePerName(t *testing.T) {
 	res := &counting{Static: Static{"a.example": addrs("192.0.2.1"), "b.example": addrs("192.0.2.1")}}
 	g := New(ByIP, res, 0)
-	g.Prepare([]string{"a.example", "b.example:8080", "c.example"})
+	g.Prepare([]frontier.HostQueue{{Host: "a.example"}, {Host: "b.example:8080"}, {Host: "c.example"}})
 	if n := res.n.Load(); n != 3 {
 		t.Errorf("Prepare: %d lookups, want 3", n)
 	}

@@ -37,6 +37,13 @@ type Report struct {
 	Dead         []DeadURL         `json:"dead,omitempty"`
 	Frontier     map[string]int    `json:"frontier"`           // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"` // with --sitemaps
+
+	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
+	// hosts paced together name their group (HostStats.Group).
+	PaceBy string `json:"pace_by,omitempty"`
+	// SharedAddrs are, in a run paced by host, the addresses several host
+	// names resolved to, with the names (see PaceAdvice).
+	SharedAddrs map[string][]string `json:"shared_addresses,omitempty"`
 }
 
 // Totals sums the hosts.
@@ -62,7 +69,8 @@ type DeadURL struct {
 // HostStats is one host's share of a run.
 type HostStats struct {
 	Host          string          `json:"host"`
-	Requests      int             `json:"requests"` // robots.txt included
+	Group         string          `json:"group,omitempty"` // the pace it shared with other hosts (--pace-by domain or ip): "ip:203.0.113.5"
+	Requests      int             `json:"requests"`        // robots.txt included
 	S2xx          int             `json:"2xx"`
 	S304          int             `json:"304"`
 	S3xx          int             `json:"3xx"` // 304 not included
@@ -179,6 +187,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	r.Sitemaps.writeText(&b)
+	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
 	for i, d := range r.Dead {
@@ -204,6 +213,31 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGroups says how the hosts were paced when not each alone: the
+// groups, the largest first; and, paced by host, which hosts share an
+// address.
+func (r *Report) writeGroups(b *strings.Builder) {
+	gs := r.PaceGroups()
+	sort.SliceStable(gs, func(i, j int) bool { return len(gs[i].Hosts) > len(gs[j].Hosts) })
+	if len(gs) > 0 {
+		fmt.Fprintf(b, "  paced by %s: %d %s\n", r.PaceBy, len(gs), Plural(len(gs), "group", "groups"))
+	}
+	for i, g := range gs {
+		if i == textLimit {
+			fmt.Fprintf(b, "    ... and %d more\n", len(gs)-textLimit)
+			break
+		}
+		names := strings.Join(g.Hosts[:min(len(g.Hosts), 3)], ", ")
+		if len(g.Hosts) > 3 {
+			names += fmt.Sprintf(" and %d more", len(g.Hosts)-3)
+		}
+		fmt.Fprintf(b, "    %s: %d %s (%s), %d throttled\n", g.Key, len(g.Hosts), Plural(len(g.Hosts), "host", "hosts"), names, g.Stats.Throttled())
+	}
+	for _, a := range r.PaceAdvice() {
+		fmt.Fprintf(b, "  %s\n", a)
+	}
 }
 
 // writeBackedOff lists the hosts that backed off, the furthest first.

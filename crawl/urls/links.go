@@ -2,6 +2,8 @@ package urls
 
 import (
 	"bytes"
+	"errors"
+	"mime"
 	"net/url"
 	"strings"
 
@@ -117,4 +119,13 @@ func InScope(scope Scope, from, to *url.URL) bool {
 	default:
 		return from.Host == to.Host
 	}
+}
+
+// IsHTML reports whether a Content-Type is a page whose links Links reads:
+// HTML or XHTML. A garbled parameter (charset=\xff) leaves the media type
+// good.
+func IsHTML(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) &&
+		(mt == "text/html" || mt == "application/xhtml+xml")
 }
