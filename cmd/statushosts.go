@@ -24,8 +24,12 @@ func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, now time
 		len(rows), plural(len(rows), "host", "hosts"), known, halfLives(rows))
 	fmt.Fprintln(tw, "HOST\tNEXT DELAY\tLEARNED\tFLOOR\tLAST SIGNAL\tHOLD\tTTFB BASELINE\tROBOTS.TXT")
 	for _, r := range rows {
+		host := r.Host
+		if len(r.Members) > 0 {
+			host = fmt.Sprintf("%s (%d %s)", r.Host, len(r.Members), plural(len(r.Members), "host", "hosts"))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%s\t%s\t%s\n",
-			r.Host, nextDelay(r, now), learnedCell(r.Learned), report.HumanSeconds(r.FloorS), r.FloorSource,
+			host, nextDelay(r, now), learnedCell(r.Learned), report.HumanSeconds(r.FloorS), r.FloorSource,
 			signalCell(r, now), holdCell(r.Hold, now), baselineCell(r.BaselineMS), robotsCell(r))
 	}
 }

@@ -102,6 +102,7 @@ func DefaultConfig() Config {
 		UserAgent:      fo.UserAgent,
 		Concurrency:    16,
 		PerHost:        1,
+		PaceBy:         hostgroup.ByHost,
 		Pace:           pace.DefaultConfig(),
 		MaxCrawlDelay:  60 * time.Second,
 		RobotsTTL:      24 * time.Hour,
