@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // PaceGroup is a pace several hosts of the run shared (--pace-by domain
@@ -76,4 +77,29 @@ func (r *Report) PaceAdvice() []string {
 		out[i] = fmt.Sprintf("%d hosts share %s; consider --pace-by ip", len(r.SharedAddrs[a]), a)
 	}
 	return out
+}
+
+// writeGroups says how the hosts were paced when not each alone: the
+// groups, the largest first; and, paced by host, which hosts share an
+// address.
+func (r *Report) writeGroups(b *strings.Builder) {
+	gs := r.PaceGroups()
+	sort.SliceStable(gs, func(i, j int) bool { return len(gs[i].Hosts) > len(gs[j].Hosts) })
+	if len(gs) > 0 {
+		fmt.Fprintf(b, "  paced by %s: %d %s\n", r.PaceBy, len(gs), Plural(len(gs), "group", "groups"))
+	}
+	for i, g := range gs {
+		if i == textLimit {
+			fmt.Fprintf(b, "    ... and %d more\n", len(gs)-textLimit)
+			break
+		}
+		names := strings.Join(g.Hosts[:min(len(g.Hosts), 3)], ", ")
+		if len(g.Hosts) > 3 {
+			names += fmt.Sprintf(" and %d more", len(g.Hosts)-3)
+		}
+		fmt.Fprintf(b, "    %s: %d %s (%s), %d throttled\n", g.Key, len(g.Hosts), Plural(len(g.Hosts), "host", "hosts"), names, g.Stats.Throttled())
+	}
+	for _, a := range r.PaceAdvice() {
+		fmt.Fprintf(b, "  %s\n", a)
+	}
 }
