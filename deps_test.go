@@ -114,6 +114,7 @@ var lanes = []lane{
 	{pkg: "crawl/warc", kind: laneLeaf, not: leaf("./...")},
 	{pkg: "crawl/sitemap", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/fetch", kind: laneLeaf, not: leaf()},
+	{pkg: "crawl/hostgroup", kind: laneLeaf, not: leaf(), notDirect: []string{"net/http"}},
 	{pkg: "crawl/output", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/report", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/robotscache", kind: laneLeaf, not: leaf()},

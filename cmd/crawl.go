@@ -54,6 +54,14 @@ the host answers well, backs off on 429, 503 and rising latency, obeys
 Retry-After, robots.txt Crawl-delay and Request-rate and RateLimit headers,
 and remembers what it learned in the database for the next run.
 
+--pace-by domain or ip paces names together: those of one registrable
+domain, or those that resolve to one server address (any port; each name
+resolved once a run, and that address dialled). A group has one pace, one
+hold and the strictest floor of its names; --per-host counts its requests
+together; robots.txt stays each host's. Behind a CDN, unrelated sites
+share addresses: ip is a choice, not a default. Paced by host, polite says
+when several names resolved to one address.
+
 Sizes take units: 10MB (10^6 bytes), 512KiB, 2GiB (2^30), or plain bytes.
 
 stdout carries the run's summary; with -q, only when the run does not end
@@ -65,6 +73,7 @@ dead URLs, and a job cut short by a budget in each of its last 3 runs. With
   polite crawl https://example.org/ https://example.org/about
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
   polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
+  polite crawl --pace-by ip --depth 1 department-sites.txt
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

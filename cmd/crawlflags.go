@@ -45,9 +45,11 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	dur(&c.MaxCrawlDelay, "max-crawl-delay", 0, day, "skip hosts whose robots.txt Crawl-delay is longer")
 	f.StringVar(&o.SlowDownPattern, "slow-down-pattern", "", "`regexp`: a 200 body matching it counts as a request to slow down")
 	f.IntVar(&c.Concurrency, "concurrency", c.Concurrency, "requests in flight at once, all hosts together")
-	f.IntVar(&c.PerHost, "per-host", c.PerHost, "requests in flight at once per host")
+	f.IntVar(&c.PerHost, "per-host", c.PerHost, "requests in flight at once per host (per group with --pace-by domain or ip)")
+	f.Var(newEnumValue((*string)(&c.PaceBy), "host", "domain", "ip"), "pace-by",
+		"what one pace is for: host (each name and port), domain (a registrable domain's names, any port) or ip (the server's address, any name or port)")
 	groupFlags(f, "Pacing", "floor", "start", "decrease", "multiplier", "ceiling", "half-life", "learned-half-life", "floor-host",
-		"max-retry-after", "max-hold", "max-crawl-delay", "slow-down-pattern", "concurrency", "per-host")
+		"max-retry-after", "max-hold", "max-crawl-delay", "slow-down-pattern", "concurrency", "per-host", "pace-by")
 
 	f.IntVar(&c.MaxRequests, "max-requests", 0, "stop after this many requests (0: no limit)")
 	f.IntVar(&c.MaxPerHost, "max-per-host", 0, "at most this many requests per host (0: no limit)")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,12 +41,20 @@ and fetches robots.txt again. The hosts' URLs are kept, and those left
 waiting (deferred, or queued for later) are eligible again at once, in every
 job. A HOST may be given as host, host:port or a URL.
 
+A host a crawl paced in a group (--pace-by domain or ip) shared its pace
+with the group's other hosts: forgetting it drops what the group learned
+too (its delay, limit and hold), and the host's membership; the other
+hosts stay members, and meet the group as new. A group's key, as polite
+status shows it (ip:203.0.113.5, domain:example.org), forgets the group
+alone.
+
 --all forgets every host. From a terminal it asks first; from a script or
 cron it needs --yes. While a crawl holds the database, forget exits 3: the
 crawl would save its own idea of the hosts when it ends; on a shared
 (PostgreSQL) database it exits 3 while any crawl worker is live, naming them.`,
 		Example: `  polite forget api.example.org
   polite forget https://shop.example.com:8443/ localhost:8080
+  polite forget ip:203.0.113.5
   polite forget --all --yes`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Hosts = args
@@ -67,6 +76,7 @@ type forgetDB interface {
 	States() ([]pace.State, error)
 	RobotsCopies() ([]frontier.RobotsCopy, error)
 	Forget(hosts ...string) (int, error)
+	PaceGroups() ([]frontier.PaceMember, error)
 }
 
 func runForget(io IO, db forgetDB, o *forgetOptions) error {
@@ -123,6 +133,10 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 		return err
 	}
 
+	members, err := db.PaceGroups()
+	if err != nil {
+		return err
+	}
 	for _, k := range keys {
 		n, err := db.Forget(k)
 		if err != nil {
@@ -132,9 +146,34 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 			fmt.Fprintf(io.Out, "%s: nothing known\n", k)
 			continue
 		}
-		fmt.Fprintf(io.Out, "forgot %s\n", k)
+		fmt.Fprintf(io.Out, "forgot %s%s\n", k, groupsForgotten(members, k))
 	}
 	return nil
+}
+
+// groupsForgotten says what forgetting host dropped of the groups it was
+// paced in: " and what its group ip:203.0.113.5 learned (shared with
+// b.example)"; "" when it was in none.
+func groupsForgotten(members []frontier.PaceMember, host string) string {
+	var groups, others []string
+	for _, m := range members {
+		if m.Host == host && !slices.Contains(groups, m.Group) {
+			groups = append(groups, m.Group)
+		}
+	}
+	for _, m := range members {
+		if m.Host != host && slices.Contains(groups, m.Group) && !slices.Contains(others, m.Host) {
+			others = append(others, m.Host)
+		}
+	}
+	if len(groups) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" and what its %s %s learned", plural(len(groups), "group", "groups"), strings.Join(groups, ", "))
+	if len(others) > 0 {
+		s += " (shared with " + strings.Join(others, ", ") + ")"
+	}
+	return s
 }
 
 // noLiveWorkers returns an error wrapping store.ErrLocked (exit 3) that
@@ -154,8 +193,12 @@ func noLiveWorkers(db any) error {
 }
 
 // hostArg turns a HOST argument (host, host:port or URL) into the host key
-// polite stores.
+// polite stores; a group's key (ip:ADDRESS, domain:NAME) is taken as it is.
 func hostArg(arg string) (string, error) {
+	if by, rest, ok := strings.Cut(strings.ToLower(strings.TrimSpace(arg)), ":"); ok && (by == "ip" || by == "domain") && rest != "" &&
+		!strings.HasPrefix(rest, "//") && strings.Trim(rest, "0123456789") != "" {
+		return by + ":" + rest, nil
+	}
 	k, err := urls.HostKey(arg)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errUsage, err)

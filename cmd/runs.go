@@ -148,7 +148,7 @@ func listRuns(db runsDB, job string, limit int, now time.Time) ([]runRow, error)
 			break
 		}
 		row := runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary,
-			Died: r.Died(now)}
+			Died: r.Died(now), PaceBy: r.PaceBy}
 		if !r.EndedAt.IsZero() {
 			row.DurationS = r.EndedAt.Sub(r.StartedAt).Seconds()
 		}
@@ -170,6 +170,9 @@ func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Locat
 			took, exit, sum = "-", "-", "died (no end saved, no heartbeat for "+report.HumanDuration(frontier.Stale.Seconds())+")"
 		case r.Ended.IsZero():
 			took, exit, sum = "-", "-", "running"
+		}
+		if r.PaceBy != "" && r.PaceBy != "host" {
+			sum = "paced by " + r.PaceBy + "; " + sum
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s (%s)\t%s\t%s\t%s\n", r.ID, r.Job,
 			r.Started.In(loc).Format("2006-01-02 15:04"), ago(now.Sub(r.Started)), took, exit, sum)

@@ -47,12 +47,16 @@ from (default, floor-host, crawl-delay, request-rate, ratelimit). LAST
 SIGNAL is the last congestion signal (429, 503, latency, slow-down,
 breaker); HOLD a hold in force (retry-after, quota, breaker, backoff) and
 until when; then the time to first byte baseline and the age of the cached
-robots.txt. On a terminal too narrow for them all, the last columns are
-left out, and the table says which (--wide shows them all; piped output
-always has them all). Below, the last runs (polite runs lists them all).
+robots.txt. A group's row (hosts paced as one by --pace-by domain or ip)
+is under its key, "ip:203.0.113.5" or "domain:example.org", with how many
+hosts it has; the groups are listed below it, with their hosts and the
+grouping the last run paced by. On a terminal too narrow for them all, the
+last columns are left out, and the table says which (--wide shows them
+all; piped output always has them all). Below, the last runs (polite runs
+lists them all).
 
---host H tells one host's story when H names a host exactly or matches
-only one: where its next run starts and why, what it learned, its hold,
+--host H tells one host's story when H names a host (or a group's key)
+exactly or matches only one: where its next run starts and why, what it learned, its hold,
 floor and robots.txt, and the last run's signals for it in time order
 (429s, 503s, network errors, delays raised, breaker pauses, robots.txt
 retry waits). When H matches several hosts, the table lists them; when it
@@ -111,6 +115,7 @@ type hostStatus struct {
 	SignalAt    time.Time      `json:"last_signal_at,omitzero"`
 	Hold        *holdStatus    `json:"hold,omitempty"`
 	BaselineMS  float64        `json:"latency_baseline_ms,omitempty"`
+	Members     []string       `json:"members,omitempty"` // a group's row: the hosts paced under its key (see groups)
 	RobotsAt    time.Time      `json:"robots_fetched_at,omitzero"`
 	RobotsAgeS  float64        `json:"robots_age_s,omitempty"`
 }
@@ -141,7 +146,8 @@ type runRow struct {
 	ExitCode  int       `json:"exit_code"`
 	DurationS float64   `json:"duration_s,omitempty"`
 	Summary   string    `json:"summary"`
-	Died      bool      `json:"died,omitempty"` // no end saved and no heartbeat for frontier.Stale
+	Died      bool      `json:"died,omitempty"`    // no end saved and no heartbeat for frontier.Stale
+	PaceBy    string    `json:"pace_by,omitempty"` // what owned a pace: host, domain or ip; absent for a run of an older polite
 }
 
 // statusDB is what status reads.
@@ -152,6 +158,7 @@ type statusDB interface {
 	GetRun(id int64) (frontier.Run, error)
 	Robots(host string) (frontier.RobotsCopy, bool, error)
 	Fetches(runID int64) ([]frontier.Fetch, error)
+	PaceGroups() ([]frontier.PaceMember, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run
@@ -206,12 +213,22 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	for _, c := range copies {
 		robotsAt[c.Host] = c.FetchedAt
 	}
+	ms, err := db.PaceGroups()
+	if err != nil {
+		return err
+	}
+	learned := map[string]bool{}
+	for _, st := range states {
+		learned[st.Host] = true
+	}
+	groups := groupRows(ms, learned)
 	var rows []hostStatus
 	for _, st := range states {
-		if o.Host != "" && !strings.Contains(st.Host, o.Host) {
+		if o.Host != "" && !strings.Contains(st.Host, o.Host) && !matchesMember(groups, st.Host, o.Host) {
 			continue
 		}
 		r := hostRow(st, o, now)
+		r.Members = membersOf(groups, st.Host)
 		if t, ok := robotsAt[st.Host]; ok {
 			r.RobotsAt, r.RobotsAgeS = t, max(0, now.Sub(t)).Seconds()
 		}
@@ -238,10 +255,11 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Workers []workerRow  `json:"workers,omitempty"`
-			Hosts   []hostStatus `json:"hosts"`
-			Runs    []runRow     `json:"runs"`
-		}{workers, nonNil(rows), nonNil(rs)})
+			Workers []workerRow   `json:"workers,omitempty"`
+			Hosts   []hostStatus  `json:"hosts"`
+			Groups  []groupStatus `json:"groups,omitempty"`
+			Runs    []runRow      `json:"runs"`
+		}{workers, nonNil(rows), groups, nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if _, shared := db.(workerLister); shared {
@@ -249,6 +267,10 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		fmt.Fprintln(tw)
 	}
 	writeHosts(tw, rows, o.Host, o.Width, now)
+	if len(groups) > 0 {
+		fmt.Fprintln(tw)
+		writeGroups(tw, groups, rs, now)
+	}
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)
 		writeRuns(tw, rs, now, o.Loc)

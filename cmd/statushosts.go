@@ -33,7 +33,11 @@ func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, width in
 		len(rows), plural(len(rows), "host", "hosts"), known, halfLives(rows)), width))
 	cells := [][]string{hostColumns}
 	for _, r := range rows {
-		cells = append(cells, []string{r.Host, nextDelay(r, now), learnedCell(r.Learned),
+		host := r.Host
+		if len(r.Members) > 0 {
+			host = fmt.Sprintf("%s (%d %s)", r.Host, len(r.Members), plural(len(r.Members), "host", "hosts"))
+		}
+		cells = append(cells, []string{host, nextDelay(r, now), learnedCell(r.Learned),
 			fmt.Sprintf("%s (%s)", report.HumanSeconds(r.FloorS), r.FloorSource),
 			signalCell(r, now), holdCell(r.Hold, now), baselineCell(r.BaselineMS), robotsCell(r)})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/hostgroup"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
@@ -30,8 +31,9 @@ type Config struct {
 	UserAgent   string // sent on every request
 	RobotsAgent string // product token for robots.txt; "" means from UserAgent
 
-	Concurrency int // global in-flight cap
-	PerHost     int // in-flight cap per host
+	Concurrency int          // global in-flight cap
+	PerHost     int          // in-flight cap per pace (a host, or a --pace-by group)
+	PaceBy      hostgroup.By // what owns a pace: each host (""), its domain or its server's address
 
 	Pace          pace.Config
 	FloorHosts    map[string]time.Duration // --floor-host host=DUR
@@ -85,7 +87,8 @@ type Deps struct {
 	Fetcher  Fetcher // makes the requests; nil: polite's HTTP client (crawl/fetch)
 	Rand     func() float64
 	Logger   *slog.Logger
-	Progress func(Progress) // called a few times a second; nil for none
+	Progress func(Progress)     // called a few times a second; nil for none
+	Resolver hostgroup.Resolver // looks host names up; nil: the system's resolver
 
 	// The roles the run's Store may play beside its own, given by whoever
 	// opens it; nil when it does not play them.
@@ -101,6 +104,7 @@ func DefaultConfig() Config {
 		UserAgent:      fo.UserAgent,
 		Concurrency:    16,
 		PerHost:        1,
+		PaceBy:         hostgroup.ByHost,
 		Pace:           pace.DefaultConfig(),
 		MaxCrawlDelay:  60 * time.Second,
 		RobotsTTL:      24 * time.Hour,
@@ -119,10 +123,12 @@ func DefaultConfig() Config {
 	}
 }
 
-// fetchOptions are the fetch client's settings of c.
-func (c *Config) fetchOptions() fetch.Options {
+// fetchOptions are the fetch client's settings of c; r gives the
+// addresses it dials (nil: the system's resolver at each dial).
+func (c *Config) fetchOptions(r fetch.Resolver) fetch.Options {
 	return fetch.Options{UserAgent: c.UserAgent, MaxBody: c.MaxBody, Timeout: c.Timeout,
-		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate, CAFile: c.CAFile}
+		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate, CAFile: c.CAFile,
+		Resolver: r}
 }
 
 // ErrUsage marks a configuration error (exit code 2).
@@ -146,6 +152,8 @@ func (c *Config) Validate() error {
 		return usageErr("--job must not be empty")
 	case c.Concurrency < 1:
 		return usageErr("--concurrency must be at least 1, got %d", c.Concurrency)
+	case !c.PaceBy.Valid():
+		return usageErr("--pace-by must be host, domain or ip, got %q", c.PaceBy)
 	case c.PerHost < 1:
 		return usageErr("--per-host must be at least 1, got %d", c.PerHost)
 	case c.MaxBody < 1 || c.MaxBody > fetch.MaxBodyLimit:

@@ -14,6 +14,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/hostgroup"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -99,6 +100,7 @@ type crawler struct {
 	db       Store
 	clock    clock.Clock
 	fetch    *fetch.Client
+	groups   *hostgroup.Groups // --pace-by; the addresses the fetch client dials
 	out      *output.Dir
 	log      *slog.Logger
 	agent    string
@@ -116,7 +118,8 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	}
 	// A response's latency is the network's: measured on the wall clock,
 	// whatever clock paces the run.
-	f, err := fetch.New(cfg.fetchOptions(), time.Now)
+	groups := hostgroup.New(cfg.PaceBy, cfg.Resolver, cfg.ConnectTimeout)
+	f, err := fetch.New(cfg.fetchOptions(groups), time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -124,7 +127,7 @@ func newCrawler(db Store, cfg Config) (*crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, fetch: f, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
+	c := &crawler{cfg: cfg, db: db, clock: cfg.Clock, fetch: f, groups: groups, out: out, log: cfg.Logger, agent: RobotsAgent(cfg)}
 	c.sc = newScheduler(c)
 	return c, nil
 }
@@ -145,6 +148,9 @@ func (c *crawler) prepare() (passStart, error) {
 		return passStart{}, err
 	}
 	if c.run, err = c.db.BeginRun(c.cfg.Job, start); err != nil {
+		return passStart{}, err
+	}
+	if err := c.db.SavePaceGroups(c.run.ID, string(c.groups.By()), nil); err != nil {
 		return passStart{}, err
 	}
 	// A job whose last run was cut short (a budget, --max-duration, a
@@ -228,6 +234,9 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 
 	rep := c.report(end)
+	for _, advice := range rep.PaceAdvice() {
+		c.log.Warn(advice) // names of one server, each paced alone (--pace-by host)
+	}
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))

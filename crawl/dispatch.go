@@ -28,7 +28,7 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 			sc.hosts.release(h, now)
 			continue
 		}
-		if h.inflight >= sc.cfg.PerHost {
+		if h.grp.inflight >= sc.cfg.PerHost {
 			continue
 		}
 		// Budgets first: a spent budget stops at once, not when the
@@ -63,7 +63,7 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 	switch {
 	case h.robotsNext != nil:
 		// A robots.txt redirect waits on its own host's pace.
-		if ready := sc.pacer.Ready(urls.Host(h.robotsNext), now); now.Before(ready) {
+		if ready := sc.pacer.Ready(sc.hosts.groups.Key(urls.Host(h.robotsNext)), now); now.Before(ready) {
 			return ready, false
 		}
 		return time.Time{}, true
@@ -78,7 +78,7 @@ func (sc *scheduler) readyAt(h *hostRun, now time.Time) (time.Time, bool) {
 		}
 		return h.nextAt, false
 	}
-	if ready := sc.pacer.Ready(h.key, now); now.Before(ready) {
+	if ready := sc.pacer.Ready(h.pace(), now); now.Before(ready) {
 		// Held by the pace, or by a Retry-After of an earlier run kept in
 		// the host's state.
 		if sc.hosts.deferral(h, now, ready, causeEarlierRun) {
@@ -141,9 +141,9 @@ func (sc *scheduler) serve(ctx context.Context, h *hostRun, now time.Time) (time
 	// this pass began and a stale start would shorten the next gap.
 	now = sc.clock.Now()
 	sc.startFetch(ctx, h, e, now)
-	if h.inflight < sc.cfg.PerHost && h.hasWork() {
+	if h.grp.inflight < sc.cfg.PerHost && h.hasWork() {
 		// Room for another request to this host once its pace allows.
-		return sc.pacer.Ready(h.key, now), true, nil
+		return sc.pacer.Ready(h.pace(), now), true, nil
 	}
 	return time.Time{}, true, nil
 }

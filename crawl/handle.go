@@ -15,7 +15,7 @@ import (
 func (sc *scheduler) handle(r result) {
 	h := sc.hosts.byKey[r.host]
 	sc.work.add(-1)
-	h.inflight--
+	h.grp.inflight--
 	now := sc.clock.Now()
 	if r.robots {
 		sc.handleRobots(h, r, now)

@@ -54,10 +54,21 @@ func (k leaveKind) leftover() frontier.State {
 	return frontier.Queued
 }
 
+// paceGroup is what the hosts paced under one key share in a run (one
+// host's, or a --pace-by group's): the requests in flight (--per-host
+// caps them), and in a shared database the pace's ownership.
+type paceGroup struct {
+	key        string
+	hosts      []*hostRun
+	inflight   int
+	ownedUntil time.Time // until when this process owns the pace (see Shared)
+}
+
 // hostRun is one host's state during a run. Only the loop goroutine
 // touches it.
 type hostRun struct {
 	key    string
+	grp    *paceGroup // the pace it shares
 	stats  *report.HostStats
 	queued int       // queued entries as last known
 	nextAt time.Time // earliest eligible time of those
@@ -65,7 +76,6 @@ type hostRun struct {
 
 	latencies []time.Duration // its answers' times to first byte, for the report's percentiles
 
-	inflight int
 	requests int
 
 	rb            *robots.Robots     // nil until known
@@ -79,9 +89,11 @@ type hostRun struct {
 	hold         hold      // set once the host gets no more requests this run
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
-	refused      int       // connections refused in a row (maxRefused)
-	ownedUntil   time.Time // in a shared database: until when this process owns the host (see Shared)
+	refused      int // connections refused in a row (maxRefused)
 }
+
+// pace is the key the host is paced under: its own, or its group's.
+func (h *hostRun) pace() string { return h.grp.key }
 
 func (h *hostRun) hasWork() bool { return len(h.buf) > 0 || h.queued > 0 }
 
@@ -96,7 +108,7 @@ func (h *hostRun) stop(leave leaveKind, code frontier.Stop, reason string, until
 // begin counts a request to h starting at now, and the time h waited
 // for it.
 func (h *hostRun) begin(now time.Time) {
-	h.inflight++
+	h.grp.inflight++
 	h.requests++
 	h.stats.Requests++
 	if !h.waitingSince.IsZero() {

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/polite-crawler/polite/pace"
@@ -9,44 +10,46 @@ import (
 
 // claim claims h's next request slot in a database shared with other
 // crawling processes (the Shared role), so that together they keep the
-// host's one pace, driven by the one that owns the host; without it,
-// this process alone paces h, and h is ready. Taking the host over, it
-// first reloads what the last owner learned; refused because another
-// owns it, it gives back to l the entries it holds of the host. A failed
-// claim is fatal: the caller stops the run.
+// pace h is paced under (its own, or its group's) as one, driven by the
+// one that owns it; without it, this process alone paces h, and h is
+// ready. Taking the pace over, it first reloads what the last owner
+// learned; refused because another owns it, it gives back to l the
+// entries it holds of the host. A failed claim is fatal: the caller stops
+// the run.
 func (s *hostSet) claim(h *hostRun, now time.Time, l *ledger) (time.Time, bool, error) {
 	if s.shared == nil {
 		return time.Time{}, true, nil
 	}
-	c, err := s.shared.Claim(h.key, now, s.pacer.Delay(h.key, now))
+	c, err := s.shared.Claim(h.pace(), now, s.pacer.Delay(h.pace(), now))
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("claim the pace of %s: %w", h.key, err)
+		return time.Time{}, false, fmt.Errorf("claim the pace of %s: %w", h.pace(), err)
 	}
 	switch {
 	case c.OK:
 		if c.TookOver {
-			s.reload(h, now)
+			s.reload(h.pace(), now)
 		}
-		h.ownedUntil = c.Until
+		h.grp.ownedUntil = c.Until
 	case c.Owned:
-		h.ownedUntil = time.Time{}
+		h.grp.ownedUntil = time.Time{}
 		s.giveBack(h, l)
 	}
 	return c.Wait, c.OK, nil
 }
 
-// release saves the pace state of a host this process owns in a shared
-// database and gives the host up, once it sends no more to it (no work left
-// for it, or held) and has nothing in flight there: another process may
-// continue at once from what it learned.
+// release saves the pace state of a pace this process owns in a shared
+// database and gives it up, once it sends no more under it (none of its
+// hosts has work left that is not held) and has nothing in flight there:
+// another process may continue at once from what it learned.
 func (s *hostSet) release(h *hostRun, now time.Time) {
-	if s.shared == nil || h.inflight > 0 || !s.owns(h, now) {
+	g := h.grp
+	if s.shared == nil || g.inflight > 0 || !s.owns(h, now) || slices.ContainsFunc(g.hosts, (*hostRun).active) {
 		return
 	}
-	s.saveState(h.key, now)
-	h.ownedUntil = time.Time{}
-	if err := s.shared.ReleaseHost(h.key); err != nil {
-		s.log.Warn("cannot release host", "host", h.key, "err", err)
+	s.saveState(g.key, now)
+	g.ownedUntil = time.Time{}
+	if err := s.shared.ReleaseHost(g.key); err != nil {
+		s.log.Warn("cannot release host", "host", g.key, "err", err)
 	}
 }
 
@@ -67,8 +70,8 @@ func (s *hostSet) boundEarlierWait(h *hostRun, now, until time.Time) time.Time {
 	if _, err := s.frontier.BoundWait(s.job, h.key, bound); err != nil {
 		s.log.Warn("cannot bound a stored wait", "host", h.key, "err", err)
 	}
-	s.pacer.Hold(h.key, now, bound, pace.HoldRetryAfter)
-	s.saveState(h.key, now)
+	s.pacer.Hold(h.pace(), now, bound, pace.HoldRetryAfter)
+	s.saveState(h.pace(), now)
 	h.nextAt = bound
 	s.log.Warn("stored hold cut", "host", h.key, "until", until.UTC().Format(time.RFC3339),
 		"note", "bounded by --max-hold "+maxHold.String()+" to "+bound.UTC().Format(time.RFC3339))

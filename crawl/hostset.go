@@ -1,11 +1,14 @@
 package crawl
 
 import (
+	"errors"
 	"log/slog"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/hostgroup"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -28,33 +31,41 @@ type hostSet struct {
 	maxRetryAfter time.Duration // --max-retry-after: a longer wait defers the host
 
 	job    string
+	runID  int64
 	pacer  *pace.Pacer
+	groups *hostgroup.Groups        // which pace each host is paced under (--pace-by)
 	floors map[string]time.Duration // --floor-host
 	log    *slog.Logger
 
 	byKey map[string]*hostRun
+	paced map[string]*paceGroup // by pace key
 	ring  []string
 	next  int  // where the next dispatch pass starts in ring
 	stale bool // the frontier's queues changed: refresh before trusting queued
 }
 
-// get returns the run state of a host, restoring its pace state from the
-// database the first time it is seen.
+// get returns the run state of a host, restoring the pace state it is
+// paced under from the database the first time that pace is met.
 func (s *hostSet) get(key string, now time.Time) *hostRun {
 	if h := s.byKey[key]; h != nil {
 		return h
 	}
-	h := &hostRun{key: key, stats: &report.HostStats{Host: key}}
-	if st, ok, err := s.paces.Load(key); err == nil && ok {
-		if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
-			s.log.Warn("stored hold cut", "host", key, "note", note)
+	h := &hostRun{key: key, stats: &report.HostStats{Host: key}, grp: s.paced[s.groups.Key(key)]}
+	if h.grp == nil {
+		h.grp = &paceGroup{key: s.groups.Key(key)}
+		s.paced[h.grp.key] = h.grp
+		if st, ok, err := s.paces.Load(h.pace()); err == nil && ok {
+			if note := s.pacer.Restore(st, now); note != "" && s.log != nil {
+				s.log.Warn("stored hold cut", "host", h.pace(), "note", note)
+			}
+			h.stats.StoredStartS = report.Seconds(st.Delay)
 		}
-		h.stats.StoredStartS = report.Seconds(st.Delay)
 	}
+	h.grp.hosts = append(h.grp.hosts, h)
 	if d, ok := s.floors[key]; ok {
-		s.pacer.SetFloor(key, d, pace.FloorHost)
+		s.pacer.SetNameFloor(h.pace(), key, d, pace.FloorHost)
 	}
-	h.stats.DelayStartS = report.Seconds(s.pacer.Delay(key, now))
+	h.stats.DelayStartS = report.Seconds(s.pacer.Delay(h.pace(), now))
 	s.byKey[key] = h
 	s.ring = append(s.ring, key)
 	return h
@@ -69,6 +80,7 @@ func (s *hostSet) refresh(now time.Time) error {
 	for _, h := range s.byKey {
 		h.queued = 0
 	}
+	s.groups.Prepare(qs) // --pace-by ip: the new hosts' names looked up at once
 	for _, q := range qs {
 		h := s.get(q.Host, now)
 		h.queued, h.nextAt = q.Queued, q.NextAt
@@ -111,48 +123,56 @@ func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
 	return true, nil
 }
 
-// learned returns the pace states worth keeping: of the hosts polite sent
-// a request to, or knew from an earlier run. A host it never contacted (its
-// address refused, a budget spent first) has taught nothing. In a shared
-// database, only the hosts this process owns at now: the others' states are
-// their owners' to write.
+// learned returns the pace states worth keeping: of the paces polite sent
+// a request under, or knew from an earlier run. A host it never contacted
+// (its address refused, a budget spent first) has taught nothing. In a
+// shared database, only the paces this process owns at now: the others'
+// states are their owners' to write.
 func (s *hostSet) learned(now time.Time) []pace.State {
 	var sts []pace.State
+	taught := func(h *hostRun) bool {
+		return (h.requests > 0 && h.hold.leave != leaveRefused) || h.stats.StoredStartS > 0
+	}
 	for _, st := range s.pacer.States() {
-		if !s.writes(st.Host, now) {
-			continue
-		}
-		if h := s.byKey[st.Host]; h == nil || (h.requests > 0 && h.hold.leave != leaveRefused) || h.stats.StoredStartS > 0 {
+		if g := s.paced[st.Host]; s.writes(st.Host, now) && (g == nil || slices.ContainsFunc(g.hosts, taught)) {
 			sts = append(sts, st)
 		}
 	}
 	return sts
 }
 
-// save writes every host's pace state worth keeping.
-func (s *hostSet) save(now time.Time) error { return s.paces.SaveAll(s.learned(now)) }
+// save writes every pace state worth keeping, and the members of the
+// groups met since the last save.
+func (s *hostSet) save(now time.Time) error {
+	err := s.paces.SaveAll(s.learned(now))
+	if ms := s.groups.Unsaved(); len(ms) > 0 {
+		err = errors.Join(err, s.paces.SavePaceGroups(s.runID, string(s.groups.By()), ms))
+	}
+	return err
+}
 
-// owns reports whether this process owns h at now in a shared database.
-func (s *hostSet) owns(h *hostRun, now time.Time) bool { return now.Before(h.ownedUntil) }
+// owns reports whether this process owns h's pace at now in a shared database.
+func (s *hostSet) owns(h *hostRun, now time.Time) bool { return now.Before(h.grp.ownedUntil) }
 
-// writes reports whether this process may write the pace state of host:
-// always with a database of its own, only while it owns the host in a
+// writes reports whether this process may write the pace state of key:
+// always with a database of its own, only while it owns the pace in a
 // shared one.
-func (s *hostSet) writes(host string, now time.Time) bool {
+func (s *hostSet) writes(key string, now time.Time) bool {
 	if s.shared == nil {
 		return true
 	}
-	h := s.byKey[host]
-	return h != nil && s.owns(h, now)
+	g := s.paced[key]
+	return g != nil && now.Before(g.ownedUntil)
 }
 
-// reload restores h's pace state as stored, when this process takes the
-// host over in a shared database: it continues from what the last owner
-// learned (delay, safe and refused gaps, congestion memory, holds).
-func (s *hostSet) reload(h *hostRun, now time.Time) {
-	st, ok, err := s.paces.Load(h.key)
+// reload restores the pace state of key as stored, when this process
+// takes the pace over in a shared database: it continues from what the
+// last owner learned (delay, safe and refused gaps, congestion memory,
+// holds).
+func (s *hostSet) reload(key string, now time.Time) {
+	st, ok, err := s.paces.Load(key)
 	if err != nil && s.log != nil {
-		s.log.Warn("cannot load pace state", "host", h.key, "err", err)
+		s.log.Warn("cannot load pace state", "host", key, "err", err)
 	}
 	if err == nil && ok {
 		s.pacer.Restore(st, now)

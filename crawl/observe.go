@@ -26,14 +26,14 @@ func sentAt(r result) time.Time {
 // says the answer was a 429 or 503.
 func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, throttled bool) {
 	resp := r.resp
-	s.pacer.Sent(h.key, r.start, sentAt(r))
+	s.pacer.Sent(h.pace(), r.start, sentAt(r))
 	o := resp.Outcome(r.slow, now)
-	v = s.pacer.Observe(h.key, now, o)
+	v = s.pacer.Observe(h.pace(), now, o)
 	if v.Capped != "" {
 		s.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
 	}
 	if v.Raised {
-		s.saveState(h.key, now)
+		s.saveState(h.pace(), now)
 	}
 	if v.Signal == pace.SignalBreaker {
 		h.stats.MarkHold(report.HoldMarkBreaker, s.start, now, v.Hold)
@@ -42,7 +42,7 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	case v.Congestion:
 		h.backingOff = true
 		s.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
-			"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "hold_s", report.Seconds(v.Hold))
+			"delay_s", report.Seconds(s.pacer.Delay(h.pace(), now)), "hold_s", report.Seconds(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
@@ -50,13 +50,13 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	s.refusals(h, resp)
 	h.stats.Timeline = append(h.stats.Timeline, report.Point{
 		AtS:         now.Sub(s.start).Seconds(),
-		DelayS:      s.pacer.Delay(h.key, now).Seconds(),
+		DelayS:      s.pacer.Delay(h.pace(), now).Seconds(),
 		LatencyMS:   report.Millis(resp.TTFB),
 		Status:      resp.Answered(),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
 	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb_ms", report.Millis(resp.TTFB),
-		"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "err", resp.Reason)
+		"delay_s", report.Seconds(s.pacer.Delay(h.pace(), now)), "err", resp.Reason)
 	// How long the server asked polite to stay away (bounded by
 	// --max-hold), as a time that the host's entries keep across runs.
 	wait := v.Away
@@ -68,8 +68,8 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	}
 	if !h.hold.until.IsZero() {
 		// The next run honours it too: the pacer keeps it in the state.
-		s.pacer.Hold(h.key, now, h.hold.until, pace.HoldRetryAfter)
-		s.saveState(h.key, now)
+		s.pacer.Hold(h.pace(), now, h.hold.until, pace.HoldRetryAfter)
+		s.saveState(h.pace(), now)
 	}
 	return v, throttled
 }

@@ -21,7 +21,7 @@ func RobotsFor(ctx context.Context, db robotscache.Cache, cfg Config, target str
 	if err != nil {
 		return nil, robotscache.Source{}, usageErr("%v", err)
 	}
-	return robotscache.For(ctx, db, robotscache.Options{Fetch: cfg.fetchOptions(), Pace: cfg.Pace, Rand: cfg.Rand,
+	return robotscache.For(ctx, db, robotscache.Options{Fetch: cfg.fetchOptions(nil), Pace: cfg.Pace, Rand: cfg.Rand,
 		FloorHosts: cfg.FloorHosts, TTL: cfg.RobotsTTL, Clock: cfg.Clock}, u)
 }
 

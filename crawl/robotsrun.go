@@ -33,10 +33,10 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 	sc.work.add(1)
 	sc.budget.requests++
 	h.begin(now)
-	sc.pacer.Begin(h.key, now)
+	sc.pacer.Begin(h.pace(), now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	h.robots = robotscache.NewChain(u)
-	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true})
+	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now), robots: true})
 	return nil
 }
 
@@ -47,11 +47,11 @@ func (sc *scheduler) robotsHop(ctx context.Context, h *hostRun, now time.Time) {
 	u := h.robotsNext
 	h.robotsNext, h.robotsBusy = nil, true
 	sc.work.add(1)
-	h.inflight++
+	h.grp.inflight++
 	sc.budget.requests++
 	h.stats.Requests++
-	sc.pacer.Begin(urls.Host(u), now)
-	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.key, now), robots: true})
+	sc.pacer.Begin(sc.hosts.groups.Key(urls.Host(u)), now)
+	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now), robots: true})
 }
 
 // handleRobots takes a robots.txt fetch into use.
@@ -144,8 +144,8 @@ func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	default:
 		h.stats.Robots = how
 	}
-	sc.pacer.SetFloor(h.key, g.CrawlDelay, pace.FloorCrawlDelay)
-	sc.pacer.SetFloor(h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
+	sc.pacer.SetNameFloor(h.pace(), h.key, g.CrawlDelay, pace.FloorCrawlDelay)
+	sc.pacer.SetNameFloor(h.pace(), h.key, g.RequestRate.Interval(), pace.FloorRequestRate)
 	if sc.cfg.MaxCrawlDelay > 0 && g.CrawlDelay > sc.cfg.MaxCrawlDelay {
 		h.stop(leaveDeferred, frontier.StopCrawlDelay, fmt.Sprintf("Crawl-delay %s over --max-crawl-delay %s", g.CrawlDelay, sc.cfg.MaxCrawlDelay), time.Time{})
 		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)

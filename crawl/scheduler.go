@@ -86,7 +86,8 @@ func newScheduler(c *crawler) *scheduler {
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
 	}
 	sc.hosts = &hostSet{frontier: c.db, paces: c.db, shared: cfg.Shared, maxHold: cfg.Pace.MaxHold,
-		maxDuration: cfg.MaxDuration, maxRetryAfter: cfg.Pace.MaxRetryAfter, job: cfg.Job, pacer: sc.pacer, floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}}
+		maxDuration: cfg.MaxDuration, maxRetryAfter: cfg.Pace.MaxRetryAfter, job: cfg.Job, pacer: sc.pacer, groups: c.groups,
+		floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}, paced: map[string]*paceGroup{}}
 	if cfg.Sitemaps {
 		sc.maps = newSitemapRun(cfg, c.fetch.Origins())
 	}
@@ -96,7 +97,7 @@ func newScheduler(c *crawler) *scheduler {
 // started gives the scheduler the started run: when it started, its id and
 // manifest journal, and its WARC files (nil without --warc).
 func (sc *scheduler) started(start time.Time, runID int64, manifest *os.File, w *warc.Writer) {
-	sc.start, sc.hosts.start, sc.work.warc = start, start, w
+	sc.start, sc.hosts.start, sc.hosts.runID, sc.work.warc = start, start, runID, w
 	sc.ledger.runID, sc.ledger.manifest = runID, manifest
 	sc.hosts.stale = true
 }
@@ -146,18 +147,22 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	}
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
 	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
+	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		s.Finish(h.latencies)
-		s.DelayEndS = report.Seconds(sc.pacer.Delay(h.key, end))
-		st := sc.pacer.State(h.key)
+		s.DelayEndS = report.Seconds(sc.pacer.Delay(h.pace(), end))
+		st := sc.pacer.State(h.pace())
 		s.StoredEndS = report.Seconds(st.Delay)
 		if st.HoldUntil.After(end) {
 			s.RetryAt = st.HoldUntil
 		}
-		f, src := sc.pacer.Floor(h.key)
+		f, src := sc.pacer.Floor(h.pace())
 		s.FloorS, s.FloorSource = report.Seconds(f), string(src)
 		s.Stopped, s.StoppedReason = h.stopped(stop.HostStop())
+		if h.pace() != h.key {
+			s.Group = h.pace()
+		}
 		rep.Hosts = append(rep.Hosts, s)
 		rep.Totals.Requests += s.Requests
 		rep.Totals.Retries += s.Retries

@@ -58,11 +58,14 @@ type Frontier interface {
 	Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error)
 }
 
-// PaceStates keeps each host's pace state between runs.
+// PaceStates keeps each pace's state between runs: a host's, or a
+// group's (--pace-by domain or ip) under its key, beside the hosts'.
 type PaceStates interface {
 	pace.StateStore
-	// SaveAll stores many hosts' pace states at once.
+	// SaveAll stores many paces' states at once.
 	SaveAll(sts []pace.State) error
+	// SavePaceGroups records run's grouping (--pace-by) and the members of the groups it met.
+	SavePaceGroups(run int64, by string, members []frontier.PaceMember) error
 }
 
 // Store is the roles every database a crawl runs on plays: the lock, the

@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,8 +46,8 @@ func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entr
 	sc.work.add(1)
 	sc.budget.requests++
 	h.begin(now)
-	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.key, now)}
-	sc.pacer.Begin(h.key, now)
+	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now)}
+	sc.pacer.Begin(h.pace(), now)
 	if e.Kind != frontier.Page {
 		sc.work.sitemap(ctx, r, sitemapValidators(e))
 		return
@@ -155,20 +153,13 @@ func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
-	if follow && isHTML(r.resp.Header.Get("Content-Type")) {
+	if follow && urls.IsHTML(r.resp.Header.Get("Content-Type")) {
 		for _, l := range urls.Links(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
 			if urls.InScope(cfg.Scope, r.url, l) {
 				r.links = append(r.links, l)
 			}
 		}
 	}
-}
-
-func isHTML(ct string) bool {
-	// A garbled parameter (charset=\xff) leaves the media type good.
-	mt, _, err := mime.ParseMediaType(ct)
-	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) &&
-		(mt == "text/html" || mt == "application/xhtml+xml")
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

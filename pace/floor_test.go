@@ -144,3 +144,34 @@ func TestQuotaUpdates(t *testing.T) {
 		}
 	}
 }
+
+// Names paced under one key (a group) share its floor: per source, the
+// strictest any name set, until that name drops it.
+func TestNameFloorsTheStrictestBinds(t *testing.T) {
+	const key = "ip:203.0.113.5"
+	type step struct {
+		name    string
+		d       time.Duration
+		src     FloorSource
+		want    time.Duration
+		wantSrc FloorSource
+	}
+	steps := []step{
+		{"a.example", 5 * time.Second, FloorCrawlDelay, 5 * time.Second, FloorCrawlDelay},
+		{"b.example", time.Second, FloorCrawlDelay, 5 * time.Second, FloorCrawlDelay},
+		{"c.example", 3 * time.Second, FloorHost, 5 * time.Second, FloorCrawlDelay},
+		{"a.example", 0, FloorCrawlDelay, 3 * time.Second, FloorHost},
+		{"c.example", 0, FloorHost, time.Second, FloorCrawlDelay},
+		{"B.Example", 0, FloorCrawlDelay, 500 * time.Millisecond, FloorDefault},
+	}
+	p := New(noAging(), fixedRand(0))
+	for i, s := range steps {
+		p.SetNameFloor(key, s.name, s.d, s.src)
+		if got, src := p.Floor(key); got != s.want || src != s.wantSrc {
+			t.Errorf("step %d (%s %s=%v): Floor = %v, %s; want %v, %s", i, s.name, s.src, s.d, got, src, s.want, s.wantSrc)
+		}
+	}
+	if got, _ := p.Floor("a.example"); got != 500*time.Millisecond {
+		t.Errorf("a name's own key: Floor = %v, want the default (its floors are the group's)", got)
+	}
+}

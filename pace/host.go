@@ -73,7 +73,8 @@ type host struct {
 	d     time.Duration // the delay as last set
 	setAt time.Time
 
-	floors map[FloorSource]time.Duration
+	floors     map[FloorSource]time.Duration
+	nameFloors map[FloorSource]map[string]time.Duration // each name's, when several share the key (SetNameFloor)
 
 	lat latency
 

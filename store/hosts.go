@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -99,6 +100,67 @@ func (p *PaceStates) States() ([]pace.State, error) {
 	return sts, nil
 }
 
+// SavePaceGroups records the grouping run paced by (--pace-by) and, for
+// each member, the group it was paced in under that grouping, seen now
+// (a host's earlier group under it is replaced). run 0 records members
+// only.
+func (p *PaceStates) SavePaceGroups(run int64, by string, members []frontier.PaceMember) error {
+	tx, err := p.beginWrite("save pace groups")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if run != 0 {
+		if _, err := tx.Exec(`UPDATE runs SET pace_by = ? WHERE id = ?`, by, run); err != nil {
+			return fmt.Errorf("save pace groups: %w", explain(err))
+		}
+	}
+	now := toNanos(p.now())
+	for _, m := range members {
+		if m.Host == "" || m.Group == "" {
+			return fmt.Errorf("save pace groups: a member without host or group (%q, %q)", m.Host, m.Group)
+		}
+		_, err := tx.Exec(`INSERT INTO pace_groups (pace_by, host, grp, seen_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (pace_by, host) DO UPDATE SET grp = excluded.grp, seen_at = excluded.seen_at`,
+			cmp.Or(m.By, by), strings.ToLower(m.Host), m.Group, now)
+		if err != nil {
+			return fmt.Errorf("save pace groups %s: %w", m.Group, explain(err))
+		}
+	}
+	return commit("save pace groups", tx)
+}
+
+// PaceGroups returns every host stored as a member of a group, by
+// grouping, group and host.
+func (p *PaceStates) PaceGroups() ([]frontier.PaceMember, error) {
+	tx, err := p.beginRead("list pace groups")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT pace_by, grp, host, seen_at FROM pace_groups ORDER BY pace_by, grp, host`)
+	if err != nil {
+		return nil, fmt.Errorf("list pace groups: %w", explain(err))
+	}
+	defer rows.Close()
+	var ms []frontier.PaceMember
+	for rows.Next() {
+		var (
+			m    frontier.PaceMember
+			seen int64
+		)
+		if err := rows.Scan(&m.By, &m.Group, &m.Host, &seen); err != nil {
+			return nil, fmt.Errorf("list pace groups: %w", err)
+		}
+		m.SeenAt = fromNanos(seen)
+		ms = append(ms, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pace groups: %w", explain(err))
+	}
+	return ms, nil
+}
+
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
@@ -106,9 +168,13 @@ func scanState(s scanner) (pace.State, error) { return column.ScanState(s.Scan) 
 
 // Forget drops what was learned and held about the hosts (pace state with
 // its hold, robots.txt copy) and makes their frontier entries that wait
-// (deferred, or queued for later) eligible now, in every job. It returns
-// how many hosts were known: had a pace state, a robots.txt copy or waiting
-// entries. No hosts means all of them. Hosts are matched case-insensitively.
+// (deferred, or queued for later) eligible now, in every job. A host paced
+// in a group (--pace-by domain or ip) loses its membership, and the
+// group's learned state is dropped with it: the group learned it from all
+// its names. A group's key ("ip:203.0.113.5") may be given too. It returns
+// how many hosts were known: had a pace state, a robots.txt copy, waiting
+// entries or a group. No hosts means all of them. Hosts are matched
+// case-insensitively.
 func (p *PaceStates) Forget(hosts ...string) (int, error) {
 	tx, err := p.beginWrite("forget hosts")
 	if err != nil {
@@ -130,6 +196,7 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 	if len(hosts) == 0 {
 		var n int
 		err := tx.QueryRow(`SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM robots
+			UNION SELECT host FROM pace_groups
 			UNION SELECT host FROM frontier WHERE state = 'deferred' OR (state = 'queued' AND next_at > ?)) AS known`, now).Scan(&n)
 		if err != nil {
 			return 0, fmt.Errorf("forget hosts: %w", explain(err))
@@ -137,7 +204,7 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 		if _, err := tx.Exec(releaseWaiting, now); err != nil {
 			return 0, fmt.Errorf("forget hosts: %w", explain(err))
 		}
-		for _, q := range []string{`DELETE FROM host_state`, `DELETE FROM robots`} {
+		for _, q := range []string{`DELETE FROM host_state`, `DELETE FROM robots`, `DELETE FROM pace_groups`} {
 			if _, err := tx.Exec(q); err != nil {
 				return 0, fmt.Errorf("forget hosts: %w", explain(err))
 			}
@@ -153,8 +220,9 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 		}
 		seen[h] = true
 		known := false
-		for _, q := range []string{`DELETE FROM host_state WHERE host = ?2`, `DELETE FROM robots WHERE host = ?2`,
-			releaseWaiting + ` AND host = ?2`} {
+		for _, q := range []string{`DELETE FROM host_state WHERE host IN (SELECT grp FROM pace_groups WHERE host = ?2)`,
+			`DELETE FROM pace_groups WHERE host = ?2 OR grp = ?2`, `DELETE FROM host_state WHERE host = ?2`,
+			`DELETE FROM robots WHERE host = ?2`, releaseWaiting + ` AND host = ?2`} {
 			res, err := tx.Exec(q, now, h)
 			if err != nil {
 				return 0, fmt.Errorf("forget %s: %w", h, explain(err))

@@ -51,7 +51,7 @@ func (rl *RunLog) EndRun(id int64, at time.Time, exitCode int, summary string, r
 	return commit("end run", tx)
 }
 
-const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at`
+const runColumns = `id, job, started_at, ended_at, exit_code, summary, beat_at, pace_by`
 
 // Runs returns the newest runs first, at most limit (0: all), without
 // their reports.
@@ -126,7 +126,7 @@ func scanRun(s scanner) (frontier.Run, error) {
 		r                  frontier.Run
 		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &beat, &r.Report); err != nil {
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &beat, &r.PaceBy, &r.Report); err != nil {
 		return frontier.Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)

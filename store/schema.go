@@ -153,6 +153,21 @@ CREATE TABLE seed_sources (
 	loaded_at  BIGINT NOT NULL
 );
 `,
+	// 9: paces shared by several hosts (--pace-by domain or ip). Their
+	// learned state is a host_state row under the group's key
+	// ("ip:203.0.113.5"); a run keeps its grouping, and each host the
+	// group it was paced in under each grouping, for status and forget.
+	8: `
+ALTER TABLE runs ADD COLUMN pace_by TEXT NOT NULL DEFAULT '';
+CREATE TABLE pace_groups (
+	pace_by  TEXT NOT NULL,
+	host     TEXT NOT NULL,
+	grp      TEXT NOT NULL,
+	seen_at  BIGINT NOT NULL,
+	PRIMARY KEY (pace_by, host)
+);
+CREATE INDEX pace_groups_grp ON pace_groups (grp);
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -7,8 +7,9 @@
 //
 // The pacing scenarios (a token bucket, a cold start over 40 s, a queueing
 // host, a host that sends RateLimit headers, twenty hosts at once and over
-// a long window, a second run straight after a throttled one, and a
-// nightly run 16 half-lives after one) run polite's real pipeline in this process with crawl.Run, beside two
+// a long window, a second run straight after a throttled one, a
+// nightly run 16 half-lives after one, and one server on ten ports paced
+// by ip and by host) run polite's real pipeline in this process with crawl.Run, beside two
 // baselines on identical fresh origins: plain AIMD (pace.Config.Plain) and a
 // fixed 3 s delay. Every pacing duration is divided by -scale and every
 // origin rate multiplied by it, so the ratios are those of the unscaled
@@ -64,7 +65,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "shared", "throughput", "seeds"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -168,6 +169,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"hosts-long", b.twentyHostsLong},
 		{"second", b.secondRun},
 		{"nightly", b.nightly},
+		{"sharedserver", b.sharedServer},
 		{"shared", b.shared},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},

@@ -125,6 +125,14 @@ func (b *table) targets(o options) []string {
 	add(sharedScenario, fmt.Sprintf("%s: goodput >= 0.85 of the limit, <= 1 429 per 100: %%s (%%.3f, %%.2f)", sharedScenario),
 		func(r row) bool { return r.goodput >= 0.85 && r.per100 <= 1 },
 		func(r row) []any { return []any{r.goodput, r.per100} })
+	if ip, ok := b.find(sharedServerScenario, policyByIP); ok {
+		line := fmt.Sprintf("%s, --pace-by ip: goodput >= 0.85 of the server's limit, <= 2 429 per 100: %s (%.3f, %.2f)",
+			sharedServerScenario, verdict(ip.goodput >= 0.85 && ip.per100 <= 2), ip.goodput, ip.per100)
+		if host, ok := b.find(sharedServerScenario, policyByHost); ok {
+			line += fmt.Sprintf("; by host, the default: %.3f, %.2f 429 per 100", host.goodput, host.per100)
+		}
+		out = append(out, line)
+	}
 	if t := b.throughput; t != nil {
 		p := t.polite
 		all := p.recorded == t.urls() && p.onDisk == t.urls()

@@ -167,6 +167,19 @@ func Serve(cfg Config) (*Origin, *httptest.Server) {
 	return o, httptest.NewServer(o)
 }
 
+// ServePorts starts n httptest servers on loopback ports, all served by
+// one new Origin of cfg: one server behind several ports (several sites
+// of one machine), whose token bucket, queue and counters they share.
+// The caller closes the servers.
+func ServePorts(cfg Config, n int) (*Origin, []*httptest.Server) {
+	o := New(cfg)
+	srvs := make([]*httptest.Server, n)
+	for i := range srvs {
+		srvs[i] = httptest.NewServer(o)
+	}
+	return o, srvs
+}
+
 // Config returns the configuration the origin was built with.
 func (o *Origin) Config() Config { return o.cfg }
 

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -58,6 +59,14 @@ type Options struct {
 	HeaderTimeout  time.Duration // until the response headers
 	AllowPrivate   bool          // --allow-private: any address may be dialled
 	CAFile         string        // --ca-file: PEM certificates trusted beside the system's roots; "" for none
+	Resolver       Resolver      // the addresses dialled for a name; nil: the system's, at each dial
+}
+
+// Resolver gives the addresses to dial for a host name, in the order to
+// try them: the crawl's, which looks each name up once a run and paces
+// the address it dials (crawl/hostgroup).
+type Resolver interface {
+	Resolve(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // DefaultOptions returns the defaults of polite crawl's flags.
@@ -105,6 +114,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 		tc.RootCAs = roots
 	}
 	g := newGuard(&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second})
+	g.resolve = cfg.Resolver
 	tr := &http.Transport{
 		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,6 +164,7 @@ type guard struct {
 	lookup  func(ctx context.Context, host string) ([]net.IPAddr, error)
 	dialer  *net.Dialer // any address
 	guarded *net.Dialer // public addresses only
+	resolve Resolver    // the addresses of a name; nil: the dialers look it up
 	proxies sync.Map    // dial addresses of the user's proxies seen: "host:port" -> true
 }
 
@@ -214,12 +216,41 @@ func proxyDialAddr(p *url.URL) string {
 	return net.JoinHostPort(p.Hostname(), port)
 }
 
-// dial is the transport's DialContext hook.
+// dial is the transport's DialContext hook. A server's name is dialled at
+// the addresses the Resolver gives, each in turn within the connect
+// timeout, so the dial policy (denyPrivate) judges the address the crawl
+// paces; a proxy is dialled as the user named it.
 func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if _, isProxy := g.proxies.Load(addr); isProxy || dialModeOf(ctx) == dialPrivate {
-		return g.dialer.DialContext(ctx, network, addr)
+	_, isProxy := g.proxies.Load(addr)
+	d := g.guarded
+	if isProxy || dialModeOf(ctx) == dialPrivate {
+		d = g.dialer
 	}
-	return g.guarded.DialContext(ctx, network, addr)
+	host, port, err := net.SplitHostPort(addr)
+	if isProxy || g.resolve == nil || err != nil {
+		return d.DialContext(ctx, network, addr)
+	}
+	ips, err := g.resolve.Resolve(ctx, host)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	if d.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+	}
+	var first error
+	for _, ip := range ips {
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+		if err == nil {
+			return c, nil
+		}
+		first = cmp.Or(first, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, cmp.Or(first, error(&net.AddrError{Err: "no address to dial", Addr: host}))
 }
 
 // checkTarget judges the host of a request that goes through a proxy: the

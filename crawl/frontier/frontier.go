@@ -130,6 +130,7 @@ type Run struct {
 	Summary   string    // one line, e.g. "12 done, 1 dead, 3 waiting"
 	Report    []byte    // report.json as written; nil while running
 	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
+	PaceBy    string    // what owned a pace (--pace-by): "host", "domain" or "ip"; "" for a run of an older polite
 }
 
 // Beat is how often a running crawl refreshes its lock and its run;
@@ -215,4 +216,15 @@ type PaceClaim struct {
 	TookOver bool
 	// Owned: not OK because another process owns the host.
 	Owned bool
+}
+
+// PaceMember is a host paced with others under one key, as a crawl with
+// --pace-by domain or ip met it: the stores keep one row per grouping and
+// host, so that status can list each group's names (the group's learned
+// state is kept under Group, beside the hosts' own).
+type PaceMember struct {
+	By     string    // the grouping: "domain" or "ip"
+	Group  string    // the pace key: "domain:example.org", "ip:203.0.113.5"
+	Host   string    // the member's host key
+	SeenAt time.Time // when a run last paced it so; set by the store
 }

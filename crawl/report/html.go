@@ -15,7 +15,17 @@ import (
 // The page lists hosts in order of trouble (see Trouble), explains every
 // column under its table, and marks a host that never answered as such.
 func (r *Report) WriteHTML(w io.Writer) error {
-	return reportTmpl.Execute(w, htmlView{Report: r, Hosts: r.hostsByTrouble()})
+	v := htmlView{Report: r, Hosts: r.hostsByTrouble(), Groups: r.PaceGroups()}
+	at := map[string]int{}
+	for i, g := range v.Groups {
+		at[g.Key] = i
+	}
+	for _, h := range v.Hosts {
+		if i, ok := at[h.Group]; ok {
+			h.GroupAt = i
+		}
+	}
+	return reportTmpl.Execute(w, v)
 }
 
 // hostAnchor is a host with its place on the page, for its table cell.
@@ -28,7 +38,8 @@ type hostAnchor struct {
 // page's order.
 type htmlView struct {
 	*Report
-	Hosts []*hostView
+	Hosts  []*hostView
+	Groups []PaceGroup // the paces hosts shared (--pace-by domain or ip)
 }
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -39,7 +50,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
 	"plural":   Plural,
 	"hostAt":   func(i int, h *hostView) hostAnchor { return hostAnchor{i, h} },
-}).Parse(`{{define "hostcell"}}<a href="#host-{{.I}}">{{.H.Host}}</a>{{with .H.Trouble.String}} <span class="tag">{{.}}</span>{{end}}{{end}}` + `<!doctype html>
+}).Parse(`{{define "hostcell"}}<a href="#host-{{.I}}">{{.H.Host}}</a>{{with .H.Trouble.String}} <span class="tag">{{.}}</span>{{end}}{{with .H.Group}} <a class="grp" href="#group-{{$.H.GroupAt}}">paced as {{.}}</a>{{end}}{{end}}` + `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -61,6 +72,7 @@ th{background:var(--bg);text-align:right;font-weight:600;vertical-align:bottom}
 td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th.l,td.l{text-align:left}td.wrap{white-space:normal;min-width:12em}
 td.bad{color:var(--bad);font-weight:600}td.never{color:var(--muted);font-style:italic}
+.grp{font-size:12px;color:var(--muted)}
 .tag{display:inline-block;font-size:11px;font-weight:600;border-radius:8px;padding:0 6px;margin-left:4px;background:#ffebe9;color:var(--bad)}
 dl.cols{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:12px;color:var(--muted);margin:8px 0 0}
 dl.cols dt{font-weight:600;color:var(--ink)}dl.cols dd{margin:0}
@@ -126,6 +138,23 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <dt>stopped</dt><dd>why the host got no more requests: done, a budget, a deferral to a later run, or the run's end with URLs waiting</dd>
 </dl>{{end}}
 
+{{if .Groups}}<h2>Pace groups</h2>
+<p class="meta">Paced by {{.PaceBy}}: the hosts of a group shared one pace (one delay, one hold, the strictest floor of their names, --per-host requests in flight for all of them). Each chart draws the group's delay and its hosts' answers together.</p>
+<div class="scroll"><table id="groups">
+<thead><tr><th class="l">group</th><th class="l">hosts</th><th>requests</th><th>429</th><th>delay at start</th><th>highest</th><th>at end</th><th class="l">floor (source)</th></tr></thead>
+<tbody>
+{{range $i, $g := .Groups}}<tr data-group="{{.Key}}"><td class="l"><a href="#group-{{$i}}">{{.Key}}</a></td><td class="l wrap">{{range $j, $h := .Hosts}}{{if $j}}, {{end}}{{$h}}{{end}}</td><td>{{.Stats.Requests}}</td><td{{if .Stats.S429}} class="bad"{{end}}>{{.Stats.S429}}</td><td>{{secs .Stats.DelayStartS}}</td><td>{{secs .Stats.DelayMaxS}}</td><td>{{secs .Stats.DelayEndS}}</td><td class="l">{{secs .Stats.FloorS}} ({{.Stats.FloorSource}})</td></tr>
+{{end}}</tbody>
+</table></div>
+{{range $i, $g := .Groups}}<section class="host" id="group-{{$i}}">
+<h3>{{.Key}}</h3>
+<p class="facts">{{len .Hosts}} hosts, {{.Stats.Requests}} {{plural .Stats.Requests "request" "requests"}}, {{.Stats.Throttled}} throttled (429/503); delay {{secs .Stats.DelayStartS}} at start, {{secs .Stats.DelayMaxS}} at most, {{secs .Stats.DelayEndS}} at end; floor {{secs .Stats.FloorS}} ({{.Stats.FloorSource}}).</p>
+{{timeline .Stats $.DurationS}}
+</section>
+{{end}}{{end}}
+{{if .PaceAdvice}}<h2>Hosts that share a server</h2>
+<ul>{{range .PaceAdvice}}<li>{{.}}</li>{{end}}</ul>
+<p class="meta">Paced by host, these names each had a pace of their own, though they resolved to one address: their server saw all of those paces at once.</p>{{end}}
 {{if .Hosts}}<h2>Timelines</h2>
 <p class="meta">One chart per host, in the order above, on the same time axis (seconds since the run started). Top: the delay polite kept between two requests to the host, its floor, the 429/503 answers, the Retry-After waits they asked for, the breaker's pauses and the waits to ask robots.txt again. Bottom: each response's time to first byte. Each chart's key lists only what it shows.</p>
 {{range $i, $h := .Hosts}}<section class="host" id="host-{{$i}}">

@@ -41,6 +41,7 @@ type hostView struct {
 	Trouble  Trouble
 	Dead     int  // its dead URLs
 	Answered bool // it answered at least once (a status, not a network error)
+	GroupAt  int  // its group's place among the page's groups, when it has one
 }
 
 // answers is how many answers the host gave (any status).

@@ -37,6 +37,13 @@ type Report struct {
 	Dead         []DeadURL         `json:"dead,omitempty"`
 	Frontier     map[string]int    `json:"frontier"`           // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"` // with --sitemaps
+
+	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
+	// hosts paced together name their group (HostStats.Group).
+	PaceBy string `json:"pace_by,omitempty"`
+	// SharedAddrs are, in a run paced by host, the addresses several host
+	// names resolved to, with the names (see PaceAdvice).
+	SharedAddrs map[string][]string `json:"shared_addresses,omitempty"`
 }
 
 // Totals sums the hosts.
@@ -62,7 +69,8 @@ type DeadURL struct {
 // HostStats is one host's share of a run.
 type HostStats struct {
 	Host          string          `json:"host"`
-	Requests      int             `json:"requests"` // robots.txt included
+	Group         string          `json:"group,omitempty"` // the pace it shared with other hosts (--pace-by domain or ip): "ip:203.0.113.5"
+	Requests      int             `json:"requests"`        // robots.txt included
 	S2xx          int             `json:"2xx"`
 	S304          int             `json:"304"`
 	S3xx          int             `json:"3xx"` // 304 not included
@@ -197,6 +205,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	r.Sitemaps.writeText(&b)
+	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
 	for i, d := range r.Dead {

@@ -2,12 +2,12 @@ package urls
 
 import (
 	"bytes"
-	"net"
+	"errors"
+	"mime"
 	"net/url"
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/publicsuffix"
 )
 
 // MaxLinks bounds the links taken from one page.
@@ -110,16 +110,22 @@ func InScope(scope Scope, from, to *url.URL) bool {
 	case ScopeAny:
 		return true
 	case ScopeDomain:
-		if net.ParseIP(from.Hostname()) != nil || net.ParseIP(to.Hostname()) != nil {
-			return from.Hostname() == to.Hostname() // an address has no domain
-		}
-		a, err1 := publicsuffix.EffectiveTLDPlusOne(from.Hostname())
-		b, err2 := publicsuffix.EffectiveTLDPlusOne(to.Hostname())
-		if err1 != nil || err2 != nil {
+		a, ok1 := Domain(from.Hostname())
+		b, ok2 := Domain(to.Hostname())
+		if !ok1 || !ok2 {
 			return from.Hostname() == to.Hostname()
 		}
 		return a == b
 	default:
 		return from.Host == to.Host
 	}
+}
+
+// IsHTML reports whether a Content-Type is a page whose links Links reads:
+// HTML or XHTML. A garbled parameter (charset=\xff) leaves the media type
+// good.
+func IsHTML(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) &&
+		(mt == "text/html" || mt == "application/xhtml+xml")
 }

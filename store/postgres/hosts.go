@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -98,12 +100,63 @@ func (p *PaceStates) States() ([]pace.State, error) {
 
 func scanState(s pgx.Row) (pace.State, error) { return column.ScanState(s.Scan) }
 
+// SavePaceGroups records the grouping run paced by (--pace-by) and, for
+// each member, the group it was paced in under that grouping, seen now,
+// as store.DB.SavePaceGroups.
+func (p *PaceStates) SavePaceGroups(run int64, by string, members []frontier.PaceMember) error {
+	for _, m := range members {
+		if m.Host == "" || m.Group == "" {
+			return fmt.Errorf("save pace groups: a member without host or group (%q, %q)", m.Host, m.Group)
+		}
+	}
+	return p.write("save pace groups", func(ctx context.Context, tx pgx.Tx) error {
+		if run != 0 {
+			if _, err := tx.Exec(ctx, `UPDATE runs SET pace_by = $1 WHERE id = $2`, by, run); err != nil {
+				return err
+			}
+		}
+		for _, m := range members {
+			_, err := tx.Exec(ctx, `INSERT INTO pace_groups (pace_by, host, grp, seen_at) VALUES ($1, $2, $3, `+sqlNow("$4")+`)
+				ON CONFLICT (pace_by, host) DO UPDATE SET grp = excluded.grp, seen_at = excluded.seen_at`,
+				cmp.Or(m.By, by), strings.ToLower(m.Host), m.Group, p.nowArg())
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PaceGroups returns every host stored as a member of a group, by
+// grouping, group and host.
+func (p *PaceStates) PaceGroups() ([]frontier.PaceMember, error) {
+	var ms []frontier.PaceMember
+	err := p.read("list pace groups", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT pace_by, grp, host, seen_at FROM pace_groups ORDER BY pace_by, grp, host`)
+		if err != nil {
+			return err
+		}
+		ms, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (frontier.PaceMember, error) {
+			var (
+				m    frontier.PaceMember
+				seen int64
+			)
+			err := r.Scan(&m.By, &m.Group, &m.Host, &seen)
+			m.SeenAt = fromNanos(seen)
+			return m, err
+		})
+		return err
+	})
+	return ms, err
+}
+
 // Forget drops what was learned and held about the hosts (pace state,
 // claims and holds, robots.txt copy) and makes their frontier entries
 // that wait (deferred, or queued for later) eligible now, in every job,
-// as store.DB.Forget. It returns how many hosts were known: had a pace
-// state, a shared claim or hold, a robots.txt copy or waiting entries. No hosts means all of
-// them. Hosts are matched case-insensitively.
+// as store.DB.Forget: a group's learned state (and claims) goes with any
+// of its hosts. It returns how many hosts were known: had a pace state, a
+// shared claim or hold, a robots.txt copy, waiting entries or a group. No
+// hosts means all of them. Hosts are matched case-insensitively.
 func (p *PaceStates) Forget(hosts ...string) (int, error) {
 	n := 0
 	err := p.write("forget hosts", func(ctx context.Context, tx pgx.Tx) error {
@@ -119,13 +172,22 @@ func (p *PaceStates) Forget(hosts ...string) (int, error) {
 			return err
 		}
 		err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT host FROM host_state UNION SELECT host FROM host_pace
-			UNION SELECT host FROM robots UNION SELECT host FROM frontier WHERE `+waiting+`) AS known
+			UNION SELECT host FROM robots UNION SELECT host FROM pace_groups
+			UNION SELECT host FROM frontier WHERE `+waiting+`) AS known
 			WHERE $1::text[] IS NULL OR host = ANY($1)`, list, now).Scan(&n)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', next_at = $2
 			WHERE `+waiting+` AND ($1::text[] IS NULL OR host = ANY($1))`, list, now); err != nil {
+			return err
+		}
+		for _, t := range []string{"host_state", "host_pace"} {
+			if _, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE host IN (SELECT grp FROM pace_groups WHERE host = ANY($1))`, list); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM pace_groups WHERE $1::text[] IS NULL OR host = ANY($1) OR grp = ANY($1)`, list); err != nil {
 			return err
 		}
 		for _, t := range []string{"host_state", "host_pace", "robots"} {

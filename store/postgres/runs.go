@@ -44,7 +44,7 @@ func (rl *RunLog) EndRun(id int64, at time.Time, exitCode int, summary string, r
 	})
 }
 
-const runColumns = `id, job, started_at, ended_at, exit_code, summary`
+const runColumns = `id, job, started_at, ended_at, exit_code, summary, pace_by`
 
 // runBeat is a run's heartbeat: a run without an end is as alive as the
 // job's freshest live worker (runs and workers are not linked, so a
@@ -93,7 +93,7 @@ func scanRun(s pgx.Row) (frontier.Run, error) {
 		r                  frontier.Run
 		started, end, beat int64
 	)
-	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.Report, &beat); err != nil {
+	if err := s.Scan(&r.ID, &r.Job, &started, &end, &r.ExitCode, &r.Summary, &r.PaceBy, &r.Report, &beat); err != nil {
 		return frontier.Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.BeatAt = fromNanos(started), fromNanos(end), fromNanos(beat)

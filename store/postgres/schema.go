@@ -174,6 +174,21 @@ ALTER TABLE frontier ADD COLUMN lastmod BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE host_pace ADD COLUMN owner BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE host_pace ADD COLUMN owner_until BIGINT NOT NULL DEFAULT 0;
 `,
+	// 7: paces shared by several hosts (--pace-by domain or ip), as
+	// SQLite's schema 9 keeps them: a group's learned state is a
+	// host_state row (and its claims a host_pace row) under the group's
+	// key; a run keeps its grouping, each host its group per grouping.
+	`
+ALTER TABLE runs ADD COLUMN pace_by TEXT NOT NULL DEFAULT '';
+CREATE TABLE pace_groups (
+	pace_by  TEXT NOT NULL,
+	host     TEXT NOT NULL,
+	grp      TEXT NOT NULL,
+	seen_at  BIGINT NOT NULL,
+	PRIMARY KEY (pace_by, host)
+);
+CREATE INDEX pace_groups_grp ON pace_groups (grp);
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -183,7 +198,7 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // version 1 already had, which a schema is checked for before it is
 // migrated further.
 var (
-	ourTables   = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "seed_sources", "workers"}
+	ourTables   = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "pace_groups", "robots", "runs", "seed_sources", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 

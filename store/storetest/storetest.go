@@ -46,6 +46,7 @@ type HostReads interface {
 	States() ([]pace.State, error)
 	Forget(hosts ...string) (int, error)
 	RobotsCopies() ([]frontier.RobotsCopy, error)
+	PaceGroups() ([]frontier.PaceMember, error)
 }
 
 // RunReads is what the commands read of the runs, and what the suite
@@ -113,6 +114,8 @@ func Run(t *testing.T, c Config) {
 		{"PaceStateSaveReplacesAndLists", testPaceStateSaveReplacesAndLists},
 		{"Forget", testForget},
 		{"ForgetReleasesWaitingEntries", testForgetReleasesWaiting},
+		{"PaceGroups", testPaceGroups},
+		{"ForgetAMemberForgetsItsGroup", testForgetGroup},
 		{"RobotsRoundTrip", testRobotsRoundTrip},
 		{"RobotsCacheIsShared", testRobotsCacheIsShared},
 		{"RunsRoundTrip", testRunsRoundTrip},
