@@ -111,6 +111,7 @@ var lanes = []lane{
 	{pkg: "crawl/clock", kind: laneLeaf, not: leaf("./..."), stdOnly: true},
 	{pkg: "crawl/frontier", kind: laneLeaf, not: leaf("./...", "net", "net/http"), stdOnly: true},
 	{pkg: "crawl/urls", kind: laneLeaf, not: leaf("./...")},
+	{pkg: "crawl/discover", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/warc", kind: laneLeaf, not: leaf("./...")},
 	{pkg: "crawl/sitemap", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/fetch", kind: laneLeaf, not: leaf()},

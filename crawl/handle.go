@@ -83,13 +83,13 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
-		for _, ne := range sc.links.found(e, r.links, now) {
+		for _, ne := range sc.links.Found(e, r.links, now) {
 			l.add(ne)
 		}
 	case fateRedirect:
 		e.FetchedAt = now
 		sc.budget.successes++
-		ne, refused := sc.links.redirect(e, r.url, r.resp.Header.Get("Location"), now)
+		ne, refused := sc.links.Redirect(e, r.url, r.resp.Header.Get("Location"), now)
 		if refused != "" {
 			l.finish(&e, frontier.Dead, refused)
 		} else {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -58,7 +59,7 @@ type scheduler struct {
 	hosts  *hostSet
 	budget budgets
 	ledger *ledger
-	links  discovery
+	links  discover.Discovery
 	maps   *sitemapRun // nil without --sitemaps
 
 	work      *workers
@@ -81,7 +82,7 @@ func newScheduler(c *crawler) *scheduler {
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent,
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job),
-		links:  discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
+		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
 	}

@@ -1,4 +1,7 @@
-package crawl
+// Package discover turns what answers point to (a page's links, a
+// redirect's Location) into new frontier entries, under a crawl's rules:
+// its job, its --scope, the redirect chains of its run.
+package discover
 
 import (
 	"log/slog"
@@ -10,44 +13,44 @@ import (
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
-// maxHops bounds a redirect chain.
-const maxHops = 10
+// MaxHops bounds a redirect chain.
+const MaxHops = 10
 
-// discovery turns what answers point to (a page's links, a redirect's
-// Location) into new frontier entries, and remembers this run's redirect
-// chains. Only the loop goroutine touches it.
-type discovery struct {
-	job   string
-	scope urls.Scope
-	log   *slog.Logger
+// Discovery turns what answers point to into new frontier entries of Job,
+// and remembers this run's redirect chains. It is not safe for concurrent
+// use: a crawl's loop owns it.
+type Discovery struct {
+	Job   string
+	Scope urls.Scope
+	Log   *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
 }
 
-// found returns a page's links as entries one level deeper than e.
-func (d *discovery) found(e frontier.Entry, links []*url.URL, now time.Time) []frontier.Entry {
+// Found returns a page's links as entries one level deeper than e.
+func (d *Discovery) Found(e frontier.Entry, links []*url.URL, now time.Time) []frontier.Entry {
 	var es []frontier.Entry
 	for _, l := range links {
 		es = append(es, frontier.Entry{
-			Job: d.job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued,
+			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued,
 			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
 		})
 	}
 	return es
 }
 
-// redirect returns the entry for a 3xx target, to pass robots.txt and
+// Redirect returns the entry for a 3xx target, to pass robots.txt and
 // pacing of its own host, at the same depth as e (fetched from from). It
 // returns why the redirect was refused instead ("" with no entry when
 // there is no Location or it leaves --scope): a scheme other than
-// http(s), an unusable Location, a chain longer than maxHops, or a loop
+// http(s), an unusable Location, a chain longer than MaxHops, or a loop
 // back into its own chain.
-func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, frontier.Reason) {
+func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, frontier.Reason) {
 	if loc == "" {
 		return nil, ""
 	}
 	refuse := func(reason frontier.Reason, args ...any) (*frontier.Entry, frontier.Reason) {
-		d.log.Info("redirect refused", append([]any{"url", e.URL, "location", urls.Clip(urls.Redact(loc), 200), "reason", reason}, args...)...)
+		d.Log.Info("redirect refused", append([]any{"url", e.URL, "location", urls.Clip(urls.Redact(loc), 200), "reason", reason}, args...)...)
 		return nil, reason
 	}
 	ref, err := url.Parse(strings.TrimSpace(loc))
@@ -65,13 +68,13 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if d.inChain(e, target) {
 		return refuse(frontier.ReasonRedirectLoop)
 	}
-	if e.Hops+1 > maxHops {
+	if e.Hops+1 > MaxHops {
 		return refuse(frontier.ReasonTooManyRedirects, "hops", e.Hops+1)
 	}
-	if e.Depth > 0 && !urls.InScope(d.scope, from, u) {
+	if e.Depth > 0 && !urls.InScope(d.Scope, from, u) {
 		// A link found on a page may not leave --scope by redirecting;
 		// a seed's redirects are the user's to follow.
-		d.log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.scope)
+		d.Log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.Scope)
 		return nil, ""
 	}
 	if d.redirectFrom == nil {
@@ -81,7 +84,7 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 		d.redirectFrom[target] = e.URL
 	}
 	return &frontier.Entry{
-		Job: d.job, URL: target, Host: urls.Host(u), State: frontier.Queued,
+		Job: d.Job, URL: target, Host: urls.Host(u), State: frontier.Queued,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: now,
 	}, ""
 }
@@ -89,7 +92,7 @@ func (d *discovery) redirect(e frontier.Entry, from *url.URL, loc string, now ti
 // inChain reports whether target is e itself or one of the URLs whose
 // redirects led to e: the entry's parent (kept in the frontier), then the
 // parents this run saw.
-func (d *discovery) inChain(e frontier.Entry, target string) bool {
+func (d *Discovery) inChain(e frontier.Entry, target string) bool {
 	if target == e.URL {
 		return true
 	}
@@ -97,7 +100,7 @@ func (d *discovery) inChain(e frontier.Entry, target string) bool {
 	if e.Hops > 0 {
 		cur = e.Parent
 	}
-	for i := 0; cur != "" && i <= maxHops; i++ {
+	for i := 0; cur != "" && i <= MaxHops; i++ {
 		if cur == target {
 			return true
 		}
