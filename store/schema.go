@@ -153,6 +153,21 @@ CREATE TABLE seed_sources (
 	loaded_at  BIGINT NOT NULL
 );
 `,
+	// 9: the operator's exclusion list (polite exclude), which every job
+	// honours, and its version: one row that every change moves, so that
+	// a running crawl reads the list again only when it changed.
+	`
+CREATE TABLE exclusions (
+	rule      TEXT PRIMARY KEY,
+	reason    TEXT NOT NULL DEFAULT '',
+	added_at  BIGINT NOT NULL
+);
+CREATE TABLE exclusions_version (
+	id       INTEGER PRIMARY KEY CHECK (id = 1),
+	version  BIGINT NOT NULL
+);
+INSERT INTO exclusions_version (id, version) VALUES (1, 0);
+`,
 }
 
 // errForeign says a file belongs to another application.

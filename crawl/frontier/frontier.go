@@ -216,3 +216,14 @@ type PaceClaim struct {
 	// Owned: not OK because another process owns the host.
 	Owned bool
 }
+
+// Exclusion is one rule of the operator's exclusion list (polite
+// exclude), which every job on the database honours: no request goes to
+// what it covers. Rule is in normal form (see crawl/exclude): a host
+// ("example.org", every port and scheme), a domain with its subdomains
+// (".example.org") or a URL prefix ("https://example.org/private/").
+type Exclusion struct {
+	Rule    string
+	Reason  string // the operator's note (--reason); may be empty
+	AddedAt time.Time
+}
