@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -59,7 +60,8 @@ type scheduler struct {
 	budget budgets
 	ledger *ledger
 	links  discovery
-	maps   *sitemapRun // nil without --sitemaps
+	maps   *sitemapRun    // nil without --sitemaps
+	excl   *exclude.Watch // the operator's exclusion list, read again when it changes
 
 	work      *workers
 	throttled int
@@ -78,7 +80,7 @@ func newScheduler(c *crawler) *scheduler {
 		f = cfg.Fetcher
 	}
 	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
-		clock: c.clock, out: c.out, log: c.log, agent: c.agent,
+		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job),
 		links:  discovery{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger},
@@ -145,7 +147,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		stop = frontier.RunDone // nothing was left to do
 	}
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
-	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
+	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		s.Finish(h.latencies)
