@@ -118,12 +118,12 @@ func TestExclusionListKeepsEveryRequestAway(t *testing.T) {
 		t.Errorf("r.example/page requested %d times, want once (robots.txt unavailable: its redirect is not followed)", n)
 	}
 	want := map[string]string{
-		a.URL + "/private/3":           "https://a.example/private/",
-		a.URL + "/private/5":           "https://a.example/private/",
-		b.URL + "/seed":                "b.example",
-		b.URL + "/target":              "b.example",
-		b.URL + "/linked":              "b.example",
-		d.URL + "/seed":                ".d.example",
+		a.URL + "/private/3":          "https://a.example/private/",
+		a.URL + "/private/5":          "https://a.example/private/",
+		b.URL + "/seed":               "b.example",
+		b.URL + "/target":             "b.example",
+		b.URL + "/linked":             "b.example",
+		d.URL + "/seed":               ".d.example",
 		"http://sub.d.example/linked": ".d.example",
 	}
 	for u, rule := range want {

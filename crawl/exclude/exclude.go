@@ -10,9 +10,10 @@
 //   - a domain, ".example.org" (or "*.example.org"): example.org and every
 //     name under it;
 //   - a URL prefix, "https://example.org/private/": the URLs whose normal
-//     form starts with it, compared under both schemes (http://example.org/
-//     private/ is the same rule). The prefix is a string prefix: /priv
-//     covers /private too; end it with / to mean a folder.
+//     form starts with it, compared under both schemes on the same port
+//     (http://example.org/private/ is the same rule, and is written with
+//     https). The prefix is a string prefix: /priv covers /private too;
+//     end it with / to mean a folder.
 //
 // A host or domain rule covers the host itself: no request of any kind
 // goes to it, robots.txt included. A prefix rule covers a host only when
@@ -47,9 +48,9 @@ type Rule struct {
 	Text string // the rule in normal form, as stored and reported
 	Kind Kind
 
-	name string   // Host, Domain: the host name (punycode, lower case; an IPv6 address in brackets)
-	keys []string // Prefix: the host keys it covers, one per scheme
-	path string   // Prefix: the path (and query) prefix
+	name    string   // Host, Domain: the host name (punycode, lower case; an IPv6 address in brackets)
+	origins []string // Prefix: the origins it covers, "scheme://host[:port]", one per scheme
+	path    string   // Prefix: the path (and query) prefix
 }
 
 // Parse reads a rule as an operator types it and puts it in normal form:
@@ -103,39 +104,55 @@ func hostName(s, raw string) (string, error) {
 	return key, nil
 }
 
-// parsePrefix reads a URL prefix rule.
+// parsePrefix reads a URL prefix rule. Its normal form is written with
+// https, the scheme it is read under either way, so that one prefix
+// typed with either scheme is one rule; but for a port that is the other
+// scheme's default (http://example.org:443/), which the https form
+// could not say.
 func parsePrefix(raw string) (Rule, error) {
 	u, text, err := urls.Normalized(raw)
 	if err != nil {
 		return Rule{}, fmt.Errorf("URL prefix rule: %v", err) // err names the URL, its credentials hidden
 	}
-	_, path := split(text)
+	o, err := swapScheme(u)
+	if err != nil {
+		return Rule{}, fmt.Errorf("URL prefix rule under %s: %v", o.Scheme, err)
+	}
+	if u.Scheme == "http" {
+		if back, err := swapScheme(o); err == nil && back.Host == u.Host {
+			text = o.String()
+		}
+	}
+	_, _, path := split(text)
+	return Rule{Text: text, Kind: Prefix, origins: []string{u.Scheme + "://" + u.Host, o.Scheme + "://" + o.Host}, path: path}, nil
+}
+
+// swapScheme is the normalised u under the other scheme, its port kept.
+func swapScheme(u *url.URL) (*url.URL, error) {
 	other := *u
 	other.Scheme = map[string]string{"http": "https", "https": "http"}[u.Scheme]
 	o, err := urls.Parse(other.String())
 	if err != nil {
-		return Rule{}, fmt.Errorf("URL prefix rule under %s: %v", other.Scheme, err)
+		return &other, err
 	}
-	keys := []string{u.Host}
-	if o.Host != u.Host {
-		keys = append(keys, o.Host)
-	}
-	return Rule{Text: text, Kind: Prefix, keys: keys, path: path}, nil
+	return o, nil
 }
 
-// split cuts a normalised URL into its host key and its path and query.
-func split(u string) (key, path string) {
-	_, rest, ok := strings.Cut(u, "://")
+// split cuts a normalised URL into its origin ("scheme://host[:port]"),
+// its host key and its path and query.
+func split(u string) (origin, key, path string) {
+	scheme, rest, ok := strings.Cut(u, "://")
 	if !ok {
-		return "", ""
+		return "", "", ""
 	}
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[:i], rest[i:]
+	key, path = rest, "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		key, path = rest[:i], rest[i:]
+		if path[0] == '?' {
+			path = "/" + path
+		}
 	}
-	if i := strings.IndexByte(rest, '?'); i >= 0 {
-		return rest[:i], "/" + rest[i:]
-	}
-	return rest, "/"
+	return scheme + "://" + key, key, path
 }
 
 // nameOf is the host name of a host key: the key without its port.
@@ -163,7 +180,7 @@ type List struct {
 	rules    []Rule
 	hosts    map[string]string // name -> rule
 	domains  map[string]string // name -> rule
-	prefixes map[string][]Rule // host key -> its prefix rules
+	prefixes map[string][]Rule // origin -> its prefix rules
 }
 
 // NewList returns the list of rules, each given in any form Parse reads;
@@ -182,8 +199,8 @@ func NewList(rules ...string) (*List, error) {
 		case Domain:
 			l.domains[r.name] = r.Text
 		case Prefix:
-			for _, k := range r.keys {
-				l.prefixes[k] = append(l.prefixes[k], r)
+			for _, o := range r.origins {
+				l.prefixes[o] = append(l.prefixes[o], r)
 			}
 		}
 	}
@@ -202,8 +219,8 @@ func (l *List) Len() int {
 }
 
 // Host returns the rule that covers the host with key (host[:port], as
-// polite paces it) as a whole, "" for none: a host or domain rule for its
-// name, or a prefix that covers its /robots.txt.
+// polite paces it, under either scheme) as a whole, "" for none: a host
+// or domain rule for its name, or a prefix that covers its /robots.txt.
 func (l *List) Host(key string) string {
 	if l.Len() == 0 {
 		return ""
@@ -211,7 +228,10 @@ func (l *List) Host(key string) string {
 	if r := l.name(nameOf(key)); r != "" {
 		return r
 	}
-	return l.prefix(key, "/robots.txt")
+	if r := l.prefix("https://"+key, "/robots.txt"); r != "" {
+		return r
+	}
+	return l.prefix("http://"+key, "/robots.txt")
 }
 
 // URL returns the rule that covers the normalised URL u, "" for none.
@@ -219,11 +239,11 @@ func (l *List) URL(u string) string {
 	if l.Len() == 0 {
 		return ""
 	}
-	key, path := split(u)
+	origin, key, path := split(u)
 	if r := l.name(nameOf(key)); r != "" {
 		return r
 	}
-	return l.prefix(key, path)
+	return l.prefix(origin, path)
 }
 
 // name returns the host or domain rule that covers a host name.
@@ -247,9 +267,9 @@ func (l *List) name(name string) string {
 }
 
 // prefix returns the first prefix rule (in order of their text) of the
-// host key that covers path.
-func (l *List) prefix(key, path string) string {
-	for _, r := range l.prefixes[key] {
+// origin that covers path.
+func (l *List) prefix(origin, path string) string {
+	for _, r := range l.prefixes[origin] {
 		if strings.HasPrefix(path, r.path) {
 			return r.Text
 		}

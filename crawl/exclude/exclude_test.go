@@ -25,7 +25,10 @@ func TestParse(t *testing.T) {
 		{"*.Example.org", ".example.org", Domain},
 		{".org", ".org", Domain},
 		{"https://Example.org/Private/", "https://example.org/Private/", Prefix},
-		{"HTTP://example.org:80/a/../b?x=1#frag", "http://example.org/b?x=1", Prefix},
+		{"HTTP://example.org:80/a/../b?x=1#frag", "https://example.org/b?x=1", Prefix},
+		{"http://example.org:8080/x", "https://example.org:8080/x", Prefix},
+		{"http://example.org:443/x", "http://example.org:443/x", Prefix}, // https could not say port 443 under http
+		{"https://example.org:80/x", "https://example.org:80/x", Prefix},
 		{"https://example.org", "https://example.org/", Prefix},
 		{"https://example.org:8443/api", "https://example.org:8443/api", Prefix},
 	}
@@ -82,7 +85,8 @@ func TestParseRefuses(t *testing.T) {
 
 func TestListMatches(t *testing.T) {
 	l, err := NewList("example.org", ".example.net", "https://shop.example.com/private/",
-		"http://api.example.com:8080/v1", "https://whole.example.com", "[::1]", "10.0.0.1")
+		"http://api.example.com:8080/v1", "https://whole.example.com", "[::1]", "10.0.0.1",
+		"http://odd.example:443/a", "https://odd.example:80/b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +111,18 @@ func TestListMatches(t *testing.T) {
 		{"https://shop.example.com/private", ""},
 		{"https://shop.example.com/public", ""},
 		{"https://shop.example.com:8443/private/a", ""},
-		{"http://api.example.com:8080/v1/users", "http://api.example.com:8080/v1"},
-		{"https://api.example.com:8080/v10", "http://api.example.com:8080/v1"},
+		{"http://api.example.com:8080/v1/users", "https://api.example.com:8080/v1"},
+		{"https://api.example.com:8080/v10", "https://api.example.com:8080/v1"},
 		{"http://api.example.com/v1", ""},
 		{"https://whole.example.com/?q=1", "https://whole.example.com/"},
 		{"http://whole.example.com/a", "https://whole.example.com/"},
+		// A port that is the other scheme's default: the same port under both.
+		{"http://odd.example:443/a", "http://odd.example:443/a"},
+		{"https://odd.example/a", "http://odd.example:443/a"},
+		{"http://odd.example/a", ""},
+		{"http://odd.example/b", "https://odd.example:80/b"},
+		{"https://odd.example:80/b", "https://odd.example:80/b"},
+		{"https://odd.example/b", ""},
 		// Addresses.
 		{"http://[::1]:8080/", "[::1]"},
 		{"http://10.0.0.1:9/", "10.0.0.1"},
