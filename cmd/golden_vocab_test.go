@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
@@ -43,8 +44,10 @@ func vocabReport() *report.Report {
 			host("i.example", "error", "run ended with URLs waiting", "tls"),
 			// A report of an older polite: the sentence in stopped.
 			host("j.example", "run ended with URLs waiting", "", "network"),
+			host("k.example", "excluded-by-operator", "excluded by the operator: k.example", ""),
 		},
-		Frontier: map[string]int{"done": 10, "not-modified": 2, "excluded": 3, "dead": 16, "queued": 5, "deferred": 4},
+		ExcludedBy: []exclude.Hits{{Rule: "https://a.example/private/", URLs: 2}, {Rule: "k.example", Hosts: []string{"k.example"}}},
+		Frontier:   map[string]int{"done": 10, "not-modified": 2, "excluded": 3, "dead": 16, "queued": 5, "deferred": 4},
 	}
 	r.Hosts[0].Holds = []report.HoldMark{{Kind: report.HoldMarkBreaker, AtS: 1, SpanS: 30}, {Kind: report.HoldMarkRobotsRetry, AtS: 40, SpanS: 5}}
 	for i, why := range vocabDeadReasons {
@@ -105,6 +108,7 @@ func vocabDB(t *testing.T) *store.DB {
 	add(frontier.Deferred, "http-503", 503)
 	add(frontier.Deferred, "deferred: Retry-After beyond --max-retry-after", 0)
 	add(frontier.Queued, "canceled", 0)
+	add(frontier.Excluded, "excluded by the operator: https://a.example/private/", 0)
 	if _, err := db.Enqueue(r.Job, es); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ type appDB interface {
 	runsDB
 	reportDB
 	forgetDB
+	excludeDB
 	Close() error
 }
 

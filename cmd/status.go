@@ -45,7 +45,8 @@ from (default, floor-host, crawl-delay, request-rate, ratelimit). LAST
 SIGNAL is the last congestion signal (429, 503, latency, slow-down,
 breaker); HOLD a hold in force (retry-after, quota, breaker, backoff) and
 until when; then the time to first byte baseline and the age of the cached
-robots.txt. Below, the last runs (polite runs lists them all).
+robots.txt. Below, the exclusion list's rules (polite exclude), then the
+last runs (polite runs lists them all).
 
 --host H tells one host's story when H names a host exactly or matches
 only one: where its next run starts and why, what it learned, its hold,
@@ -143,6 +144,7 @@ type statusDB interface {
 	GetRun(id int64) (frontier.Run, error)
 	Robots(host string) (frontier.RobotsCopy, bool, error)
 	Fetches(runID int64) ([]frontier.Fetch, error)
+	Exclusions() ([]frontier.Exclusion, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run
@@ -222,14 +224,19 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	excluded, err := exclusionRows(db)
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Workers []workerRow  `json:"workers,omitempty"`
-			Hosts   []hostStatus `json:"hosts"`
-			Runs    []runRow     `json:"runs"`
-		}{workers, nonNil(rows), nonNil(rs)})
+			Workers    []workerRow    `json:"workers,omitempty"`
+			Hosts      []hostStatus   `json:"hosts"`
+			Exclusions []exclusionRow `json:"exclusions,omitempty"` // polite exclude's rules
+			Runs       []runRow       `json:"runs"`
+		}{workers, nonNil(rows), excluded, nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if _, shared := db.(workerLister); shared {
@@ -237,6 +244,10 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		fmt.Fprintln(tw)
 	}
 	writeHosts(tw, rows, o.Host, now)
+	if len(excluded) > 0 {
+		fmt.Fprintln(tw)
+		writeExclusions(tw, excluded, now, o.Loc)
+	}
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)
 		writeRuns(tw, rs, now, o.Loc)
