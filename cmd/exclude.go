@@ -39,7 +39,7 @@ reports such URLs as excluded by the operator, naming the rule. A RULE is
 
   example.org                   that host, on every port and under both schemes:
                                 no request of any kind (robots.txt, sitemaps,
-                                links, redirects into it, page requisites)
+                                links and redirects into it included)
   .example.org  *.example.org   example.org and every name under it
   https://example.org/private/  the URLs that start with it once normalised,
                                 under http and https alike; the host's other
