@@ -21,8 +21,10 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	// One pass over the ring from where the last started request left
 	// it; the next pass starts after the last host served in this one.
 	s := sc.hosts
-	if err := sc.excl.Refresh(); err != nil { // a rule added while the run goes
-		return wake, err
+	if sc.work.n < sc.cfg.Concurrency { // a pass that may start a request: a rule added meanwhile applies
+		if err := sc.excl.Refresh(); err != nil {
+			return wake, err
+		}
 	}
 	n, first := len(s.ring), s.next
 	for i := 0; i < n && sc.work.n < sc.cfg.Concurrency && sc.stopped == ""; i++ {
