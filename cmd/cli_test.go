@@ -233,3 +233,23 @@ func TestEveryCommandDocumentsItsExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestCrawlExitCodesAreTheREADMEs: the README shows polite crawl's exit
+// code table exactly as --help prints it; both come from one table.
+func TestCrawlExitCodesAreTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "crawl", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, codes, ok := strings.Cut(out, "\nExit codes:\n")
+	if !ok {
+		t.Fatalf("no exit codes in help:\n%s", out)
+	}
+	if block := "```text\n" + strings.TrimRight(codes, "\n") + "\n```"; !strings.Contains(string(readme), block) {
+		t.Errorf("README.md's exit code table differs from polite crawl --help's:\n%s", block)
+	}
+}

@@ -55,8 +55,12 @@ Retry-After, robots.txt Crawl-delay and Request-rate and RateLimit headers,
 and remembers what it learned in the database for the next run.
 
 Sizes take units: 10MB (10^6 bytes), 512KiB, 2GiB (2^30), or plain bytes.
-With -q nothing is printed when the run ends 0; warnings and errors still
-go to stderr.`,
+
+stdout carries the run's summary; with -q, only when the run does not end
+0. stderr carries the log and, under -q too, what needs a person: each host
+that gave no page all run (with why and when it may be tried again), the
+dead URLs, and a job cut short by a budget in each of its last 3 runs. With
+--log-format json every line on stderr is JSON.`,
 		Example: `  polite crawl seeds.txt
   polite crawl https://example.org/ https://example.org/about
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
@@ -236,6 +240,9 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 
 	rep, err := crawl.Run(ctx, db.appDB, cfg)
 	bar.finish(rep)
+	if rep != nil {
+		tellAttention(logger, db, rep)
+	}
 	if rep != nil && !(g.Quiet && err == nil && rep.ExitCode == 0) {
 		// A reader that went away (polite crawl ... | head -1) is no failure.
 		if werr := rep.WriteText(io.Out); werr != nil && err == nil && !errors.Is(werr, syscall.EPIPE) {

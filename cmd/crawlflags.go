@@ -75,10 +75,11 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.StringVar(&c.UserAgent, "user-agent", "", "User-Agent to send (default \"polite/VERSION (+CONTACT)\")")
 	f.StringVar(&c.RobotsAgent, "robots-agent", "", "product token for robots.txt groups (default: from the User-Agent)")
 	dur(&c.RobotsTTL, "robots-ttl", 0, 30*day, "how long a fetched robots.txt is used")
+	pos(&c.RobotsRetry, "robots-retry", time.Hour, "first wait before an unreachable robots.txt is asked again (then longer, with jitter)")
 	pos(&c.Timeout, "timeout", day, "whole-request deadline")
 	pos(&c.ConnectTimeout, "connect-timeout", time.Hour, "connect (and TLS handshake) deadline")
 	pos(&c.HeaderTimeout, "header-timeout", day, "deadline for the response headers")
-	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "timeout",
+	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "robots-retry", "timeout",
 		"connect-timeout", "header-timeout")
 
 	o.Progress = "auto"

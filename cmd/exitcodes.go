@@ -1,21 +1,16 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/polite-crawler/polite/crawl/report"
+	"github.com/spf13/cobra"
+)
 
 // exitCodeHelp is each command's exit code table, as --help shows it
 // under "Exit codes". Every command exits 2 on a usage error: an unknown
 // command or flag, a bad flag value, an argument too many or missing.
 var exitCodeHelp = map[string]string{
-	"polite": `  2    usage error; each command's help lists its own codes`,
-	"polite crawl": `  0    every URL fetched, unchanged (304) or excluded by the site's own rules;
-       URLs left queued by a budget or time limit are not a failure
-  1    some URLs failed for good (dead), or the output could not be written
-  2    usage or input error: an unknown flag or command, a bad flag value,
-       no seed argument, an argument that is neither file, - nor URL,
-       an unreadable seed file, no valid seed
-  3    another crawl holds the database
-  129  ended by SIGHUP, 130 by SIGINT, 141 by SIGPIPE, 143 by SIGTERM,
-       after saving state and the run's end`,
+	"polite":       `  2    usage error; each command's help lists its own codes`,
+	"polite crawl": report.CrawlExitText(78),
 	"polite status": `  0    shown
   1    the database could not be read, or --job names no job in it
   2    usage error`,

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -56,7 +55,11 @@ func (g *globals) openDB() (*database, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.Warn = func(s string) { fmt.Fprintln(g.errOut, "polite: warning: "+s) }
+	// A stale lock taken over is told as a log warning, so that stderr
+	// stays JSON under --log-format json.
+	if log, err := g.logger(g.errOut, false); err == nil {
+		db.Warn = func(s string) { log.Warn(s) }
+	}
 	return &database{appDB: db, seedTx: db.SeedLoads}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -33,6 +34,7 @@ type IO struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	IsTTY  func() bool // is ErrOut a terminal
+	Width  func() int  // Out's terminal width in columns; 0 (or nil) when Out is no terminal
 }
 
 // globals are the flags every command takes.
@@ -49,7 +51,13 @@ type globals struct {
 func Execute() int {
 	ctx, stop := signalContext()
 	defer stop()
-	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, IsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) }}
+	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, IsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
+		Width: func() int {
+			if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+				return w
+			}
+			return 0
+		}}
 	return Main(ctx, os.Args[1:], io)
 }
 
@@ -62,6 +70,11 @@ func Main(ctx context.Context, args []string, io IO) int {
 	root.SetErr(io.ErrOut)
 	strictUsage(root, args)
 	err := root.ExecuteContext(ctx)
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader went away (polite report --html - | head): not
+		// polite's failure, and nothing left to say to anyone.
+		return crawl.ExitBrokenPipe
+	}
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		var (

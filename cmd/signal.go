@@ -51,7 +51,13 @@ func signalContext() (context.Context, func()) {
 					code, name = s.code, s.name
 				}
 			}
-			if !first {
+			switch {
+			case sig == syscall.SIGPIPE && !first:
+				// Every later write to the closed pipe raises one more
+				// (the notice below too): only a person's signal is a
+				// second one.
+				continue
+			case !first:
 				notice(fmt.Sprintf("second %s, exiting at once", name), name, code)
 				os.Exit(code)
 			}
@@ -63,10 +69,15 @@ func signalContext() (context.Context, func()) {
 	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
 
+// notice tells of a stop signal: through the running crawl's logger, or
+// as text on stderr. A closed pipe is told only to a crawl's log: any
+// other command just stops writing (Main exits quietly on EPIPE).
 func notice(msg, name string, code int) {
 	if l := signalLog.Load(); l != nil {
 		l.Warn(msg, "signal", name, "exit", code)
 		return
 	}
-	fmt.Fprintf(os.Stderr, "polite: %s: %s\n", name, msg)
+	if name != "SIGPIPE" {
+		fmt.Fprintf(os.Stderr, "polite: %s: %s\n", name, msg)
+	}
 }

@@ -23,12 +23,14 @@ type statusOptions struct {
 	HalfLife time.Duration
 	Runs     int
 	Job      string // --job: that job's frontier and dead URLs instead
+	Width    int    // the terminal's columns the host table must fit; 0: all columns (--wide, or not a terminal)
 	Now      func() time.Time
 	Loc      *time.Location // where run start times are shown; time.Local when nil
 }
 
 func newStatusCmd(io IO, g *globals) *cobra.Command {
 	opts := &statusOptions{Now: time.Now}
+	wide := false
 	def := pace.DefaultConfig()
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -45,14 +47,17 @@ from (default, floor-host, crawl-delay, request-rate, ratelimit). LAST
 SIGNAL is the last congestion signal (429, 503, latency, slow-down,
 breaker); HOLD a hold in force (retry-after, quota, breaker, backoff) and
 until when; then the time to first byte baseline and the age of the cached
-robots.txt. Below, the exclusion list's rules (polite exclude), then the
-last runs (polite runs lists them all).
+robots.txt. On a terminal too narrow for them all, the last columns are
+left out, and the table says which (--wide shows them all; piped output
+always has them all). Below, the exclusion list's rules (polite exclude),
+then the last runs (polite runs lists them all).
 
 --host H tells one host's story when H names a host exactly or matches
 only one: where its next run starts and why, what it learned, its hold,
 floor and robots.txt, and the last run's signals for it in time order
 (429s, 503s, network errors, delays raised, breaker pauses, robots.txt
-retry waits). When H matches several hosts, the table lists them.
+retry waits). When H matches several hosts, the table lists them; when it
+matches none, status says so and exits 1.
 
 The half-lives are those each crawl stored with the host; --half-life
 (and --floor) only stand in for hosts stored by an older polite. --job J
@@ -68,6 +73,9 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withDB(func(db appDB) error {
 				opts.FloorSet = cmd.Flags().Changed("floor")
+				if io.Width != nil && !wide {
+					opts.Width = io.Width()
+				}
 				if opts.Job != "" {
 					return runJobStatus(io.Out, db, opts.Job, opts.JSON)
 				}
@@ -77,6 +85,7 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
+	f.BoolVar(&wide, "wide", false, "every column of the host table, however wide the terminal (piped output always has them all)")
 	f.StringVar(&opts.Host, "host", "", "one host's story (its exact name, or text only it contains); else the hosts containing this text")
 	f.DurationVar(&opts.Floor, "floor", def.Floor, "default floor, as given to crawl")
 	f.DurationVar(&opts.HalfLife, "half-life", def.HalfLife, "half-life for hosts stored without one (by an older polite)")
@@ -210,6 +219,9 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		}
 		rows = append(rows, r)
 	}
+	if o.Host != "" && len(rows) == 0 {
+		return fmt.Errorf("no known host matches %q (polite status lists them all)", o.Host)
+	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].NextDelayS != rows[j].NextDelayS {
 			return rows[i].NextDelayS > rows[j].NextDelayS
@@ -243,7 +255,7 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		writeWorkers(tw, workers, now, o.Loc)
 		fmt.Fprintln(tw)
 	}
-	writeHosts(tw, rows, o.Host, now)
+	writeHosts(tw, rows, o.Host, o.Width, now)
 	if len(excluded) > 0 {
 		fmt.Fprintln(tw)
 		writeExclusions(tw, excluded, now, o.Loc)

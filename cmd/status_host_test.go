@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,8 +106,9 @@ func TestGoldenStatusHostStory(t *testing.T) {
 	}
 }
 
-// --host tells a story for an exact name or the only match, and lists the
-// table when the text matches several hosts.
+// --host tells a story for an exact name or the only match, lists the
+// table when the text matches several hosts, and fails (exit 1) naming
+// the text when it matches none.
 func TestStatusHostStoryOrTable(t *testing.T) {
 	db := storyDB(t)
 	tests := []struct {
@@ -116,7 +118,6 @@ func TestStatusHostStoryOrTable(t *testing.T) {
 		{"exact name, though a longer one contains it", "bucket.example.org", "bucket.example.org\n"},
 		{"text only one host contains", "calm", "calm.example.net\n"},
 		{"text several hosts contain", "bucket", ""},
-		{"text no host contains", "nowhere", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +131,36 @@ func TestStatusHostStoryOrTable(t *testing.T) {
 				t.Errorf("--host %q printed:\n%s\nwant the story of %q (empty: the table)", tt.host, got, strings.TrimSpace(tt.story))
 			}
 		})
+	}
+	var b bytes.Buffer
+	if err := runStatus(&b, db, storyOpts("nowhere", false)); err == nil || !strings.Contains(err.Error(), `"nowhere"`) {
+		t.Errorf("--host nowhere: %v, want an error naming it", err)
+	}
+}
+
+// The host table fits a narrow terminal by leaving out its last columns,
+// and says which; --wide (Width 0) keeps them all.
+func TestStatusFitsTheTerminal(t *testing.T) {
+	db := storyDB(t)
+	for _, width := range []int{0, 100, 120} {
+		o := storyOpts("", false)
+		o.Width = width
+		var b bytes.Buffer
+		if err := runStatus(&b, db, o); err != nil {
+			t.Fatal(err)
+		}
+		table, _, _ := strings.Cut(b.String(), "\n\nRUN ")
+		longest := 0
+		for _, line := range strings.Split(table, "\n") {
+			longest = max(longest, len([]rune(line)))
+		}
+		note := strings.Contains(table, fmt.Sprintf("not shown in %d columns: ", width))
+		switch {
+		case width == 0 && (note || !strings.Contains(table, "ROBOTS.TXT") || longest <= 100):
+			t.Errorf("--wide: want every column, no note:\n%s", table)
+		case width > 0 && (!note || longest > width):
+			t.Errorf("width %d: longest line %d, note %v:\n%s", width, longest, note, b.String())
+		}
 	}
 }
 

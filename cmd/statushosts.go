@@ -6,12 +6,21 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/polite-crawler/polite/crawl/report"
 )
 
-// writeHosts writes the host table of polite status.
-func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, now time.Time) {
+// hostColumns are the host table's columns; dropOrder says which a
+// narrow terminal loses first (HOST and NEXT DELAY always stay).
+var (
+	hostColumns = []string{"HOST", "NEXT DELAY", "LEARNED", "FLOOR", "LAST SIGNAL", "HOLD", "TTFB BASELINE", "ROBOTS.TXT"}
+	dropOrder   = []int{6, 7, 2, 3, 4, 5}
+)
+
+// writeHosts writes the host table of polite status, in at most width
+// columns when width is not 0.
+func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, width int, now time.Time) {
 	if len(rows) == 0 {
 		fmt.Fprintln(tw, "no hosts known yet")
 		return
@@ -20,14 +29,76 @@ func writeHosts(tw *tabwriter.Writer, rows []hostStatus, filter string, now time
 	if filter != "" {
 		known = fmt.Sprintf("matching %q", filter)
 	}
-	fmt.Fprintf(tw, "%d %s %s, slowest first; NEXT DELAY is where the next run starts (%s)\n\n",
-		len(rows), plural(len(rows), "host", "hosts"), known, halfLives(rows))
-	fmt.Fprintln(tw, "HOST\tNEXT DELAY\tLEARNED\tFLOOR\tLAST SIGNAL\tHOLD\tTTFB BASELINE\tROBOTS.TXT")
+	fmt.Fprint(tw, wrap(fmt.Sprintf("%d %s %s, slowest first; NEXT DELAY is where the next run starts (%s)",
+		len(rows), plural(len(rows), "host", "hosts"), known, halfLives(rows)), width))
+	cells := [][]string{hostColumns}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%s\t%s\t%s\n",
-			r.Host, nextDelay(r, now), learnedCell(r.Learned), report.HumanSeconds(r.FloorS), r.FloorSource,
-			signalCell(r, now), holdCell(r.Hold, now), baselineCell(r.BaselineMS), robotsCell(r))
+		cells = append(cells, []string{r.Host, nextDelay(r, now), learnedCell(r.Learned),
+			fmt.Sprintf("%s (%s)", report.HumanSeconds(r.FloorS), r.FloorSource),
+			signalCell(r, now), holdCell(r.Hold, now), baselineCell(r.BaselineMS), robotsCell(r)})
 	}
+	keep := fitColumns(cells, width)
+	var hidden []string
+	for c, name := range hostColumns {
+		if !keep[c] {
+			hidden = append(hidden, name)
+		}
+	}
+	if len(hidden) > 0 {
+		fmt.Fprint(tw, wrap(fmt.Sprintf("not shown in %d columns: %s (--wide shows them)", width, strings.Join(hidden, ", ")), width))
+	}
+	fmt.Fprintln(tw)
+	for _, row := range cells {
+		var shown []string
+		for c, cell := range row {
+			if keep[c] {
+				shown = append(shown, cell)
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(shown, "\t"))
+	}
+}
+
+// wrap breaks text into lines of at most width columns at spaces (one
+// line when width is 0), each ending in a newline.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && width > 0 && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line + "\n"
+}
+
+// fitColumns says which of the table's columns to show so that it fits
+// in width terminal columns, as tabwriter pads them (2 spaces between),
+// leaving them out in dropOrder; all of them when width is 0.
+func fitColumns(cells [][]string, width int) []bool {
+	keep := make([]bool, len(cells[0]))
+	widths := make([]int, len(keep))
+	total := -2
+	for c := range keep {
+		keep[c] = true
+		for _, row := range cells {
+			widths[c] = max(widths[c], utf8.RuneCountInString(row[c]))
+		}
+		total += widths[c] + 2
+	}
+	for _, c := range dropOrder {
+		if width <= 0 || total <= width {
+			break
+		}
+		keep[c] = false
+		total -= widths[c] + 2
+	}
+	return keep
 }
 
 // halfLives names the half-lives the rows age with: "half-life 10m" when

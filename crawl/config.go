@@ -39,7 +39,8 @@ type Config struct {
 	RobotsTTL     time.Duration
 	// RobotsRetry is the first wait before an unreachable robots.txt is
 	// asked again in the same run (growing with jitter after that); 0
-	// means 5s. The fetch is tried at most MaxAttempts times a run.
+	// means 5s. The fetch is tried at most MaxAttempts times a run, and
+	// at most 3 times of a host that refuses the connection.
 	RobotsRetry time.Duration
 
 	MaxBody        int64
@@ -102,6 +103,7 @@ func DefaultConfig() Config {
 		Pace:           pace.DefaultConfig(),
 		MaxCrawlDelay:  60 * time.Second,
 		RobotsTTL:      24 * time.Hour,
+		RobotsRetry:    5 * time.Second,
 		MaxBody:        fo.MaxBody,
 		Timeout:        fo.Timeout,
 		ConnectTimeout: fo.ConnectTimeout,

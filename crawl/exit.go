@@ -6,7 +6,7 @@ import "errors"
 // carries one (report.Report.ExitCode) and says what it means
 // (report.ExitMeaning); the command exits with it.
 const (
-	ExitOK          = 0   // every URL fetched, unchanged or excluded by the site's rules
+	ExitOK          = 0   // every URL fetched, unchanged or excluded (report.CrawlExits has the table)
 	ExitFailure     = 1   // some URLs failed for good, a host was unreachable all run, or an error
 	ExitUsage       = 2   // usage or input error
 	ExitLocked      = 3   // another crawl held the database

@@ -12,7 +12,7 @@ import (
 func TestExitMeaning(t *testing.T) {
 	t.Parallel()
 	for code, want := range map[int]string{
-		crawl.ExitOK:          "every URL fetched, unchanged or excluded by the site's rules",
+		crawl.ExitOK:          "every URL fetched, unchanged or excluded",
 		crawl.ExitFailure:     "some URLs failed for good, or a host was unreachable all run",
 		crawl.ExitUsage:       "usage or input error",
 		crawl.ExitLocked:      "another crawl held the database",

@@ -77,6 +77,7 @@ type hostRun struct {
 	hold         hold      // set once the host gets no more requests this run
 	waitingSince time.Time // when it last had work but had to wait
 	backingOff   bool
+	refused      int       // connections refused in a row (maxRefused)
 	ownedUntil   time.Time // in a shared database: until when this process owns the host (see Shared)
 }
 
@@ -150,7 +151,7 @@ func (s *hostSet) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		s.log.Info("host deferred to a later run", "host", h.key, "until", at)
 	case causeVerdict:
 		h.stop(leaveDeferred, frontier.StopDeferred, "deferred: Retry-After beyond --max-retry-after", until)
-		s.log.Info("host deferred to a later run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host deferred to a later run", "host", h.key, "retry_after_s", report.Seconds(until.Sub(now)))
 	case causeRunEnd:
 		if s.maxDuration <= 0 || !until.After(s.start.Add(s.maxDuration)) {
 			return false
@@ -159,7 +160,7 @@ func (s *hostSet) deferral(h *hostRun, now, until time.Time, cause deferCause) b
 		// stop asking, and leave the host's URLs queued for the next run
 		// to resume, not before the Retry-After.
 		h.stop(leaveResume, frontier.StopDeferred, "waiting: Retry-After beyond the end of the run", until)
-		s.log.Info("host waits for the next run", "host", h.key, "retry_after", fmtDur(until.Sub(now)))
+		s.log.Info("host waits for the next run", "host", h.key, "retry_after_s", report.Seconds(until.Sub(now)))
 	}
 	return true
 }

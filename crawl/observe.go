@@ -1,9 +1,11 @@
 package crawl
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -25,7 +27,7 @@ func sentAt(r result) time.Time {
 func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, throttled bool) {
 	resp := r.resp
 	s.pacer.Sent(h.key, r.start, sentAt(r))
-	o := outcomeOf(resp, r.slow, now)
+	o := resp.Outcome(r.slow, now)
 	v = s.pacer.Observe(h.key, now, o)
 	if v.Capped != "" {
 		s.log.Warn("absurd wait from the server", "host", h.key, "status", resp.Status, "note", v.Capped)
@@ -40,20 +42,21 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	case v.Congestion:
 		h.backingOff = true
 		s.log.Info("host backing off", "host", h.key, "status", resp.Status, "signal", v.Signal,
-			"delay", fmtDur(s.pacer.Delay(h.key, now)), "hold", fmtDur(v.Hold))
+			"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "hold_s", report.Seconds(v.Hold))
 	case resp.Err == nil && resp.Status < 400:
 		h.backingOff = false
 	}
 	throttled = h.count(resp, o.RetryAfter > 0)
+	s.refusals(h, resp)
 	h.stats.Timeline = append(h.stats.Timeline, report.Point{
 		AtS:         now.Sub(s.start).Seconds(),
 		DelayS:      s.pacer.Delay(h.key, now).Seconds(),
 		LatencyMS:   report.Millis(resp.TTFB),
-		Status:      answered(resp),
+		Status:      resp.Answered(),
 		RetryAfterS: o.RetryAfter.Seconds(),
 	})
-	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb", fmtDur(resp.TTFB),
-		"delay", fmtDur(s.pacer.Delay(h.key, now)), "err", resp.Reason)
+	s.log.Debug("fetch", "url", r.url.String(), "status", resp.Status, "ttfb_ms", report.Millis(resp.TTFB),
+		"delay_s", report.Seconds(s.pacer.Delay(h.key, now)), "err", resp.Reason)
 	// How long the server asked polite to stay away (bounded by
 	// --max-hold), as a time that the host's entries keep across runs.
 	wait := v.Away
@@ -71,67 +74,37 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	return v, throttled
 }
 
-// outcomeOf is what the pacer learns from an answer: its status (0 for no
-// answer), time to first byte, a soft block, and the Retry-After (of a 429
-// or 503) and rate-limit quota it carries.
-func outcomeOf(resp fetch.Response, slow bool, now time.Time) pace.Outcome {
-	o := pace.Outcome{Status: answered(resp), TTFB: resp.TTFB, SlowDown: slow}
-	if resp.Header == nil {
-		return o
-	}
-	if ra := resp.Header.Get("Retry-After"); ra != "" && (resp.Status == 429 || resp.Status == 503) {
-		if d, ok := pace.ParseRetryAfter(ra, now); ok {
-			o.RetryAfter = d
-		} else {
-			o.BadRetryAfter = ra
-		}
-	}
-	if q, ok := fetch.ParseRateLimit(resp.Header, now); ok {
-		o.Quota = q
-	}
-	return o
-}
+// maxRefused is how many connections in a row a host may refuse before it
+// gets no more requests this run: a closed port does not open in a
+// minute, and each try is one more for nothing.
+const maxRefused = 3
 
-// answered is the status of an answer, 0 when there was none.
-func answered(resp fetch.Response) int {
-	if resp.Err != nil {
-		return 0
+// refusedWait bounds the wait before robots.txt is asked again of a host
+// that refused the connection, so that its maxRefused tries take at most
+// 2 x refusedWait.
+const refusedWait = 10 * time.Second
+
+// refusals counts the connections h refused in a row and stops it at
+// maxRefused: its URLs wait for the next run.
+func (s *hostSet) refusals(h *hostRun, resp fetch.Response) {
+	switch {
+	case resp.Reason == frontier.ReasonRefused:
+		h.refused++
+	case resp.Err == nil:
+		h.refused = 0
 	}
-	return resp.Status
+	if h.refused < maxRefused || h.held() {
+		return
+	}
+	h.stop(leaveDeferred, frontier.StopDeferred, fmt.Sprintf("refused %d connections in a row: URLs wait for the next run", h.refused), time.Time{})
+	s.log.Info("host refuses connections: left for the next run", "host", h.key, "refused", h.refused)
 }
 
 // count adds an answer to the host's statistics; it reports whether the
 // answer was a throttle (429 or 503).
 func (h *hostRun) count(resp fetch.Response, retryAfter bool) (throttled bool) {
-	s := h.stats
-	if retryAfter {
-		s.RetryAfters++
-	}
-	switch st := resp.Status; {
-	case resp.Err != nil:
-		s.Errors++
-		s.LastError = resp.Reason
-	case st == 304:
-		s.S304++
-	case st < 300:
-		s.S2xx++
-	case st < 400:
-		s.S3xx++
-	case st == 429:
-		s.S429++
-		throttled = true
-	case st < 500:
-		s.S4xx++
-	default:
-		s.S5xx++
-		if st == 503 {
-			s.S503++
-			throttled = true
-		}
-	}
-	s.Bytes += int64(len(resp.Body))
 	if resp.Err == nil {
 		h.latencies = append(h.latencies, resp.TTFB)
 	}
-	return throttled
+	return h.stats.Count(resp.Answered(), resp.Reason, len(resp.Body), retryAfter)
 }

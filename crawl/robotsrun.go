@@ -103,6 +103,10 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	}
 	// Until robots.txt is known every request to the host is a robots.txt
 	// fetch, so h.requests counts the attempts.
+	if h.held() { // it refused too many connections (refusals)
+		h.stats.Robots = how + ": URLs wait for the next run"
+		return
+	}
 	if h.requests >= sc.cfg.MaxAttempts {
 		h.stop(leaveDeferred, frontier.StopRobots, how+": URLs wait for the next run", time.Time{})
 		h.stats.Robots = h.hold.reason
@@ -113,11 +117,15 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	if base <= 0 {
 		base = 5 * time.Second
 	}
-	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, 5*time.Minute), sc.cfg.Rand)
+	limit := 5 * time.Minute
+	if ch.Reason == frontier.ReasonRefused {
+		limit = refusedWait // maxRefused tries end within a minute
+	}
+	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, limit), sc.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
 	h.stats.MarkHold(report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
 	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
-	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in", fmtDur(h.robotsWait))
+	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in_s", report.Seconds(h.robotsWait))
 }
 
 // useRobots applies a host's robots.txt: its rules and its published floors.

@@ -152,7 +152,11 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		s := h.stats
 		s.Finish(h.latencies)
 		s.DelayEndS = report.Seconds(sc.pacer.Delay(h.key, end))
-		s.StoredEndS = report.Seconds(sc.pacer.State(h.key).Delay)
+		st := sc.pacer.State(h.key)
+		s.StoredEndS = report.Seconds(st.Delay)
+		if st.HoldUntil.After(end) {
+			s.RetryAt = st.HoldUntil
+		}
 		f, src := sc.pacer.Floor(h.key)
 		s.FloorS, s.FloorSource = report.Seconds(f), string(src)
 		s.Stopped, s.StoppedReason = h.stopped(stop.HostStop())

@@ -27,7 +27,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	if st.From == "" {
 		st.From = from
 	}
-	st.Status = answered(r.resp)
+	st.Status = r.resp.Answered()
 	switch {
 	case d.fate == fateNotModified:
 		return

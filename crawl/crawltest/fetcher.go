@@ -3,10 +3,12 @@ package crawltest
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl"
@@ -27,6 +29,9 @@ type Fetcher struct {
 	// it; LatencyOf, when set, gives it per URL instead.
 	Latency   time.Duration
 	LatencyOf func(u *url.URL) time.Duration
+	// Refuse, when set and true for a URL, refuses its connection: the
+	// answer is a network error of reason refused, after Latency.
+	Refuse func(u *url.URL) bool
 
 	mu   sync.Mutex
 	reqs []Fetched
@@ -62,6 +67,10 @@ func (f *Fetcher) Get(ctx context.Context, u *url.URL, extra http.Header) fetch.
 	}
 	if !f.Clock.Hold(ctx, lat) && ctx.Err() != nil {
 		return fetch.Response{Err: ctx.Err(), Reason: fetch.Classify(ctx.Err()), Start: start}
+	}
+	if f.Refuse != nil && f.Refuse(u) {
+		err := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		return fetch.Response{Err: err, Reason: fetch.Classify(err), Start: start}
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	for k, v := range extra {

@@ -1,7 +1,12 @@
 package report
 
-// The exit codes of polite, as the README documents them; package crawl
-// names them (crawl.ExitOK, ...) and a report carries one (ExitCode).
+import (
+	"fmt"
+	"strings"
+)
+
+// The exit codes of polite crawl; package crawl names them (crawl.ExitOK,
+// ...) and a report carries one (ExitCode).
 const (
 	exitOK          = 0
 	exitFailure     = 1
@@ -13,17 +18,39 @@ const (
 	exitTerminated  = 143
 )
 
-// ExitMeaning says what an exit code means, as the README does.
+// Exit is one row of polite crawl's exit code table: the codes, what they
+// mean in short (report.html) and in full (--help and the README).
+type Exit struct {
+	Codes []int
+	Short string
+	Full  string
+}
+
+// CrawlExits is polite crawl's exit code table, the one source of
+// `polite help crawl`, the README's table and ExitMeaning.
+var CrawlExits = []Exit{
+	{[]int{exitOK}, "every URL fetched, unchanged or excluded",
+		"every URL fetched, unchanged (304) or excluded: by the site's robots.txt, " +
+			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
+			"limit are not a failure, nor is a host held off by the server's Retry-After " +
+			"(it is named on stderr)"},
+	{[]int{exitFailure}, "some URLs failed for good, or a host was unreachable all run",
+		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
+			"timed out, no DNS) or refused by its certificate, or the output could not be " +
+			"written; each is named on stderr"},
+	{[]int{exitUsage}, "usage or input error",
+		"usage or input error: an unknown flag or command, a bad flag value, no seed " +
+			"argument, an argument that is neither file, - nor URL, an unreadable seed " +
+			"file, no valid seed, a --db folder that does not exist"},
+	{[]int{exitLocked}, "another crawl held the database", "another crawl holds the database"},
+	{[]int{exitHangup, exitInterrupted, exitBrokenPipe, exitTerminated}, "ended by a signal",
+		"ended by SIGHUP, SIGINT, SIGPIPE or SIGTERM (128 + the signal's number), " +
+			"after saving state and the run's end"},
+}
+
+// ExitMeaning says in short what an exit code of polite crawl means.
 func ExitMeaning(code int) string {
 	switch code {
-	case exitOK:
-		return "every URL fetched, unchanged or excluded by the site's rules"
-	case exitFailure:
-		return "some URLs failed for good, or a host was unreachable all run"
-	case exitUsage:
-		return "usage or input error"
-	case exitLocked:
-		return "another crawl held the database"
 	case exitHangup:
 		return "ended by SIGHUP"
 	case exitInterrupted:
@@ -33,5 +60,44 @@ func ExitMeaning(code int) string {
 	case exitTerminated:
 		return "interrupted by SIGTERM"
 	}
+	for _, e := range CrawlExits {
+		for _, c := range e.Codes {
+			if c == code {
+				return e.Short
+			}
+		}
+	}
 	return "unknown"
+}
+
+// CrawlExitText is CrawlExits as --help and the README print it: a code
+// column, then the meaning wrapped to width columns.
+func CrawlExitText(width int) string {
+	const indent = "       "
+	var b strings.Builder
+	for _, e := range CrawlExits {
+		codes := make([]string, len(e.Codes))
+		for i, c := range e.Codes {
+			codes[i] = fmt.Sprint(c)
+		}
+		col := strings.Join(codes, " ")
+		line := fmt.Sprintf("  %-4s ", col)
+		if len(col) > 4 { // the codes get a line of their own
+			b.WriteString("  " + col + "\n")
+			line = indent
+		}
+		fresh := true
+		for _, w := range strings.Fields(e.Full) {
+			if !fresh && len(line)+1+len(w) > width {
+				b.WriteString(line + "\n")
+				line, fresh = indent, true
+			}
+			if !fresh {
+				line += " "
+			}
+			line, fresh = line+w, false
+		}
+		b.WriteString(line + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

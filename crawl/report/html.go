@@ -89,7 +89,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 </ul>
 
 <h2>Hosts: what they answered</h2>
-<p class="meta">Hosts in order of trouble: throttled first, then those with dead URLs or no answer, then those skipped before their work was done, then the rest.</p>
+<p class="meta">Hosts in order of trouble: throttled first, then those with dead URLs, then those that never answered, then those skipped before their work was done, then the rest.</p>
 <div class="scroll"><table id="answers">
 <thead><tr><th class="l">host</th><th>requests</th><th>2xx</th><th>304</th><th>3xx</th><th>4xx</th><th>429</th><th>5xx</th><th>errors</th><th>excluded by robots.txt</th><th>retries</th><th>bytes</th><th class="l">robots.txt</th></tr></thead>
 <tbody>
@@ -98,7 +98,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 {{end}}</tbody>
 </table></div>
 {{if .Hosts}}<dl class="cols">
-<dt>host</dt><dd>the host and port; a tag names its trouble: throttled, dead (dead URLs, or no answer at all), skipped (stopped before its work was done)</dd>
+<dt>host</dt><dd>the host and port; a tag names its trouble: throttled, dead (dead URLs), unreachable (no answer at all: refused, timed out, no DNS), skipped (stopped before its work was done)</dd>
 <dt>requests</dt><dd>every request sent, robots.txt included</dd>
 <dt>2xx, 304, 3xx, 4xx, 429, 5xx</dt><dd>answers by status; 3xx leaves out 304, 4xx leaves out 429, 5xx includes 503</dd>
 <dt>errors</dt><dd>requests with no answer: network errors and timeouts</dd>

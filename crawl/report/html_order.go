@@ -9,14 +9,15 @@ import (
 )
 
 // Trouble is what report.html leads a host's row with, in the order the
-// page lists hosts: the throttled first, then the dead, the skipped, and
-// then the rest.
+// page lists hosts: the throttled first, then the dead, the unreachable,
+// the skipped, and then the rest.
 type Trouble int
 
 const (
-	TroubleThrottled Trouble = iota // answered 429 or 503, or asked for a Retry-After wait
-	TroubleDead                     // URLs that failed for good, or never answered at all
-	TroubleSkipped                  // stopped before its work was done: held, deferred, refused or cut by the run's end
+	TroubleThrottled   Trouble = iota // answered 429 or 503, or asked for a Retry-After wait
+	TroubleDead                       // URLs that failed for good
+	TroubleUnreachable                // never answered at all: refused, timed out, no DNS
+	TroubleSkipped                    // stopped before its work was done: held, deferred, refused or cut by the run's end
 	TroubleNone
 )
 
@@ -26,6 +27,8 @@ func (t Trouble) String() string {
 		return "throttled"
 	case TroubleDead:
 		return "dead"
+	case TroubleUnreachable:
+		return "unreachable"
 	case TroubleSkipped:
 		return "skipped"
 	}
@@ -46,7 +49,8 @@ func (h *HostStats) answers() int {
 }
 
 // hostsByTrouble returns the hosts in the order report.html lists them:
-// throttled (most throttled first), dead (most dead URLs first), skipped,
+// throttled (most throttled first), dead (most dead URLs first),
+// unreachable, skipped,
 // then the rest, by name within each.
 func (r *Report) hostsByTrouble() []*hostView {
 	dead := map[string]int{}
@@ -61,8 +65,10 @@ func (r *Report) hostsByTrouble() []*hostView {
 		switch {
 		case h.Throttled() > 0 || h.RetryAfters > 0:
 			v.Trouble = TroubleThrottled
-		case v.Dead > 0 || h.Requests > 0 && !v.Answered:
+		case v.Dead > 0:
 			v.Trouble = TroubleDead
+		case h.Requests > 0 && !v.Answered:
+			v.Trouble = TroubleUnreachable
 		case h.Stopped != "" && h.Stopped != frontier.StopDone:
 			v.Trouble = TroubleSkipped
 		}

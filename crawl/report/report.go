@@ -92,6 +92,7 @@ type HostStats struct {
 	Stopped       frontier.Stop   `json:"stopped"`              // why it got no more requests: one of the frontier.Stop values
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
+	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
 	Timeline      []Point         `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits

@@ -3,6 +3,8 @@ package report
 import (
 	"sort"
 	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
 // Finish fills in the host's figures known at the end of the run: its
@@ -34,3 +36,36 @@ func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // Seconds is d in seconds, to the millisecond, as the report's delays are
 // given.
 func Seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+// Count adds an answer to the host's figures: its status (0 for none,
+// with the failure's reason), its body's size, and whether it carried a
+// Retry-After. It reports whether the answer was a throttle (429 or 503).
+func (h *HostStats) Count(status int, reason frontier.Reason, bytes int, retryAfter bool) (throttled bool) {
+	if retryAfter {
+		h.RetryAfters++
+	}
+	switch {
+	case status == 0:
+		h.Errors++
+		h.LastError = reason
+	case status == 304:
+		h.S304++
+	case status < 300:
+		h.S2xx++
+	case status < 400:
+		h.S3xx++
+	case status == 429:
+		h.S429++
+		throttled = true
+	case status < 500:
+		h.S4xx++
+	default:
+		h.S5xx++
+		if status == 503 {
+			h.S503++
+			throttled = true
+		}
+	}
+	h.Bytes += int64(bytes)
+	return throttled
+}

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/polite-crawler/polite/crawl/frontier"
+)
+
+// A Notice is something a run did that needs a person: polite crawl
+// writes each one to stderr as a warning, under --quiet too, so that cron
+// mails it while stdout keeps the summary.
+type Notice struct {
+	Msg   string
+	Attrs []slog.Attr
+}
+
+// CutShortRuns is how many runs of a job in a row a budget or
+// --max-duration must cut short before a run says so on stderr: a
+// crontab that cuts every run on purpose is not mailed every hour.
+const CutShortRuns = 3
+
+// attentionURLs is how many dead URLs a notice names.
+const attentionURLs = 3
+
+// Attention lists what needs a person in the run: each host that gave no
+// page all run, with why and when it may be tried again; the dead URLs;
+// and, when cutShort (the job has ended cut short in each of its last
+// CutShortRuns runs, this one included), the budget that cut it.
+func (r *Report) Attention(cutShort bool) []Notice {
+	var ns []Notice
+	for _, h := range r.Hosts {
+		if !h.GaveNothing() {
+			continue
+		}
+		ns = append(ns, Notice{Msg: "host gave no page all run", Attrs: []slog.Attr{
+			slog.String("host", h.Host),
+			slog.String("why", h.StoppedReason),
+			slog.String("next_try", h.NextTry()),
+		}})
+	}
+	if n := len(r.Dead); n > 0 {
+		var first []string
+		for _, d := range r.Dead[:min(n, attentionURLs)] {
+			first = append(first, fmt.Sprintf("%s (%s)", d.URL, d.Reason))
+		}
+		ns = append(ns, Notice{Msg: "dead URLs", Attrs: []slog.Attr{
+			slog.Int("count", n),
+			slog.String("first", strings.Join(first, ", ")),
+		}})
+	}
+	if cutShort && r.Stop == frontier.RunBudget {
+		ns = append(ns, Notice{Msg: fmt.Sprintf("job cut short %d runs in a row", CutShortRuns), Attrs: []slog.Attr{
+			slog.String("by", r.Budgets()),
+			slog.Int("waiting", r.Totals.Waiting),
+		}})
+	}
+	return ns
+}
+
+// GaveNothing reports whether the host gave no page all run (no 2xx, no
+// 304) because of a stop of its own: held by a Retry-After or a quota,
+// unreachable, robots.txt unavailable, a Crawl-delay too long, an address
+// polite refuses. A host the run's budget or end left waiting is not one.
+func (h *HostStats) GaveNothing() bool {
+	if h.S2xx+h.S304 > 0 {
+		return false
+	}
+	switch h.Stopped {
+	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate:
+		return true
+	case "", frontier.StopDone, frontier.StopBudget, frontier.StopInterrupted, frontier.StopError,
+		frontier.StopOperator: // the operator's own choice: no news to them
+		return false
+	}
+	return false // a report of an older polite: its sentence
+}
+
+// NextTry says when a host that stopped may be tried again: after its
+// Retry-After, at the next run, or what must change first.
+func (h *HostStats) NextTry() string {
+	switch {
+	case !h.RetryAt.IsZero():
+		return "after " + h.RetryAt.UTC().Format(time.RFC3339)
+	case h.Stopped == frontier.StopPrivate:
+		return "never: polite refuses its address unless a seed names the host"
+	case h.Stopped == frontier.StopCrawlDelay:
+		return "when its Crawl-delay is within --max-crawl-delay"
+	}
+	return "next run"
+}
