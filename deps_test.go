@@ -120,6 +120,11 @@ var lanes = []lane{
 	{pkg: "crawl/report", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/robotscache", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/seeds", kind: laneLeaf, not: leaf()},
+	// The exclusion list matches rules against URLs and host keys, and
+	// reads them through the Store it declares: it fetches and writes
+	// nothing itself.
+	{pkg: "crawl/exclude", kind: laneLeaf, not: leaf("crawl/fetch", "crawl/output", "crawl/report"),
+		notDirect: []string{"net/http", "os"}},
 
 	// Test support under crawl/. crawltest (the throttling test origin and
 	// crawl's end-to-end fixtures) runs crawls on a SQLite store: it may

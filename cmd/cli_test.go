@@ -107,7 +107,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 // fillCompletionDB writes a database with two hosts, a robots.txt copy of
-// a third, and runs of two jobs.
+// a third, two exclusion rules and runs of two jobs.
 func fillCompletionDB(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "polite.db")
@@ -125,6 +125,11 @@ func fillCompletionDB(t *testing.T) string {
 	}
 	if err := db.PutRobots(frontier.RobotsCopy{Host: "robots-only.example.net", Status: 404, FetchedAt: now, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
+	}
+	for _, x := range []frontier.Exclusion{{Rule: ".tracker.example", Reason: "never"}, {Rule: "https://example.org/private/"}} {
+		if _, err := db.AddExclusion(x); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, job := range []string{"/srv/a/seeds.txt", "nightly", "/srv/a/seeds.txt"} {
 		r, err := db.BeginRun(job, now.Add(time.Duration(i)*time.Hour))
@@ -157,6 +162,7 @@ func TestCompletionFromTheDatabase(t *testing.T) {
 		{"crawl --scope", []string{"crawl", "--scope", ""}, []string{"host", "domain", "any"}},
 		{"crawl --progress", []string{"crawl", "--progress", "a"}, []string{"auto", "always"}},
 		{"--log-format", []string{"status", "--log-format", ""}, []string{"text", "json"}},
+		{"exclude remove: rules", []string{"--db", db, "exclude", "remove", ""}, []string{".tracker.example", "https://example.org/private/"}},
 		{"no database yet", []string{"--db", missing, "forget", ""}, nil},
 	}
 	for _, tt := range tests {

@@ -12,8 +12,9 @@ import (
 )
 
 // completeFromDB teaches shell completion the user's own values: known
-// hosts (forget, --host), jobs (--job) and run numbers (report) from the
-// database, and the values of the enum flags.
+// hosts (forget, --host), jobs (--job), run numbers (report) and the
+// exclusion list's rules (exclude remove) from the database, and the
+// values of the enum flags.
 func completeFromDB(root *cobra.Command, g *globals) {
 	enum := func(vals ...string) cobra.CompletionFunc {
 		return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -25,7 +26,7 @@ func completeFromDB(root *cobra.Command, g *globals) {
 			return withPrefix(g.completions(list), prefix), cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-	hosts, jobs, runs := fromDB(dbHosts), fromDB(knownJobs), fromDB(knownRuns)
+	hosts, jobs, runs, rules := fromDB(dbHosts), fromDB(knownJobs), fromDB(knownRuns), fromDB(excludedRules)
 	mustRegister(root, "log-format", enum("text", "json"))
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -40,6 +41,8 @@ func completeFromDB(root *cobra.Command, g *globals) {
 		switch c.Name() {
 		case "forget":
 			c.ValidArgsFunction = hosts
+		case "remove": // polite exclude remove
+			c.ValidArgsFunction = rules
 		case "report":
 			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				if len(args) > 0 {
@@ -97,6 +100,16 @@ func withPrefix(vals []string, prefix string) []cobra.Completion {
 
 // dbHosts are the hosts with a learned state or a cached robots.txt.
 func dbHosts(db *store.DB) ([]string, error) { return knownHosts(db) }
+
+// excludedRules are the exclusion list's rules, with their reasons.
+func excludedRules(db *store.DB) ([]string, error) {
+	xs, err := db.Exclusions()
+	var out []string
+	for _, x := range xs {
+		out = append(out, strings.TrimSuffix(x.Rule+"\t"+x.Reason, "\t"))
+	}
+	return out, err
+}
 
 // knownJobs are the jobs that ran, the most recent first.
 func knownJobs(db *store.DB) ([]string, error) {

@@ -24,6 +24,18 @@ var exitCodeHelp = map[string]string{
   1    the database could not be written
   2    usage error, or --all from a script without --yes
   3    a crawl holds the database`,
+	"polite exclude": `  0    help shown
+  2    usage error: an unknown subcommand`,
+	"polite exclude add": `  0    every rule added, or already in the list
+  1    the database could not be written
+  2    usage error: a RULE that is no host, .domain or http(s) URL prefix`,
+	"polite exclude list": `  0    listed
+  1    the database could not be read
+  2    usage error`,
+	"polite exclude remove": `  0    every rule removed
+  1    a rule was not in the list, or the database could not be written
+  2    usage error: a RULE that is no host, .domain or http(s) URL prefix
+  3    crawl workers of a shared (PostgreSQL) database are live`,
 	"polite robots check": `  0    every URL allowed
   1    some URL disallowed
   2    an error: a bad flag or URL, an unreadable file, database trouble`,

@@ -96,7 +96,7 @@ func runForget(io IO, db forgetDB, o *forgetOptions) error {
 	}
 	// Hold the crawl lock: a crawl running now would write its hosts back.
 	// A shared database has no one lock: live workers refuse it the same way.
-	if err := noLiveWorkers(db); err != nil {
+	if err := noLiveWorkers(db, "forget"); err != nil {
 		return err
 	}
 	holder := frontier.ThisProcess("(polite forget)")
@@ -177,9 +177,9 @@ func groupsForgotten(members []frontier.PaceMember, host string) string {
 }
 
 // noLiveWorkers returns an error wrapping store.ErrLocked (exit 3) that
-// names the crawl workers of a shared database that are alive: each would
-// save its own idea of the hosts again.
-func noLiveWorkers(db any) error {
+// names the crawl workers of a shared database that are alive, for
+// command: each would keep its own idea of what command changes.
+func noLiveWorkers(db any, command string) error {
 	ws, err := liveWorkers(db)
 	if err != nil || len(ws) == 0 {
 		return err
@@ -188,8 +188,8 @@ func noLiveWorkers(db any) error {
 	for i, w := range ws {
 		names[i] = fmt.Sprintf("worker %d (pid %d on %s, job %s)", w.ID, w.PID, w.Host, w.Job)
 	}
-	return fmt.Errorf("%w: %d crawl %s live: %s; run forget when they have ended",
-		store.ErrLocked, len(ws), plural(len(ws), "worker is", "workers are"), strings.Join(names, ", "))
+	return fmt.Errorf("%w: %d crawl %s live: %s; run %s when they have ended",
+		store.ErrLocked, len(ws), plural(len(ws), "worker is", "workers are"), strings.Join(names, ", "), command)
 }
 
 // hostArg turns a HOST argument (host, host:port or URL) into the host key

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/pace"
@@ -44,8 +45,10 @@ func vocabReport() *report.Report {
 			// A report of an older polite: the sentence in stopped.
 			host("j.example", "run ended with URLs waiting", "", "network"),
 			host("k.example", "tls", "certificate expired on 2001-01-01T00:00:00Z: URLs wait for the next run", "tls-expired"),
+			host("l.example", "excluded-by-operator", "excluded by the operator: l.example", ""),
 		},
-		Frontier: map[string]int{"done": 10, "not-modified": 2, "excluded": 3, "dead": 16, "queued": 5, "deferred": 4},
+		ExcludedBy: []exclude.Hits{{Rule: "https://a.example/private/", URLs: 2}, {Rule: "l.example", Hosts: []string{"l.example"}}},
+		Frontier:   map[string]int{"done": 10, "not-modified": 2, "excluded": 3, "dead": 16, "queued": 5, "deferred": 4},
 	}
 	r.Hosts[0].Holds = []report.HoldMark{{Kind: report.HoldMarkBreaker, AtS: 1, SpanS: 30}, {Kind: report.HoldMarkRobotsRetry, AtS: 40, SpanS: 5}}
 	for i, why := range vocabDeadReasons {
@@ -115,6 +118,7 @@ func vocabDB(t *testing.T) *store.DB {
 	}
 	add(frontier.Deferred, "certificate expired on 2001-01-01T00:00:00Z: URLs wait for the next run", 0)
 	add(frontier.Queued, "canceled", 0)
+	add(frontier.Excluded, "excluded by the operator: https://a.example/private/", 0)
 	if _, err := db.Enqueue(r.Job, es); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ type appDB interface {
 	runsDB
 	reportDB
 	forgetDB
+	excludeDB
 	Close() error
 }
 

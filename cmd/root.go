@@ -158,6 +158,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		newRunsCmd(io, g),
 		newReportCmd(io, g),
 		newForgetCmd(io, g),
+		newExcludeCmd(io, g),
 		newVersionCmd(io),
 	)
 	completeFromDB(root, g)

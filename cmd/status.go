@@ -52,8 +52,8 @@ is under its key, "ip:203.0.113.5" or "domain:example.org", with how many
 hosts it has; the groups are listed below it, with their hosts and the
 grouping the last run paced by. On a terminal too narrow for them all, the
 last columns are left out, and the table says which (--wide shows them
-all; piped output always has them all). Below, the last runs (polite runs
-lists them all).
+all; piped output always has them all). Below, the exclusion list's rules
+(polite exclude), then the last runs (polite runs lists them all).
 
 --host H tells one host's story when H names a host (or a group's key)
 exactly or matches only one: where its next run starts and why, what it learned, its hold,
@@ -159,6 +159,7 @@ type statusDB interface {
 	Robots(host string) (frontier.RobotsCopy, bool, error)
 	Fetches(runID int64) ([]frontier.Fetch, error)
 	PaceGroups() ([]frontier.PaceMember, error)
+	Exclusions() ([]frontier.Exclusion, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run
@@ -251,15 +252,20 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	excluded, err := exclusionRows(db)
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Workers []workerRow   `json:"workers,omitempty"`
-			Hosts   []hostStatus  `json:"hosts"`
-			Groups  []groupStatus `json:"groups,omitempty"`
-			Runs    []runRow      `json:"runs"`
-		}{workers, nonNil(rows), groups, nonNil(rs)})
+			Workers    []workerRow    `json:"workers,omitempty"`
+			Hosts      []hostStatus   `json:"hosts"`
+			Groups     []groupStatus  `json:"groups,omitempty"`
+			Exclusions []exclusionRow `json:"exclusions,omitempty"` // polite exclude's rules
+			Runs       []runRow       `json:"runs"`
+		}{workers, nonNil(rows), groups, excluded, nonNil(rs)})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if _, shared := db.(workerLister); shared {
@@ -270,6 +276,10 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 	if len(groups) > 0 {
 		fmt.Fprintln(tw)
 		writeGroups(tw, groups, rs, now)
+	}
+	if len(excluded) > 0 {
+		fmt.Fprintln(tw)
+		writeExclusions(tw, excluded, now, o.Loc)
 	}
 	if len(rs) > 0 {
 		fmt.Fprintln(tw)

@@ -89,7 +89,7 @@ func failureOf(e frontier.Entry, reason frontier.Reason, congestion bool, s situ
 		frontier.ReasonNetwork, frontier.ReasonCanceled:
 		// The network or the host may recover: retried.
 	case frontier.ReasonRobots, frontier.ReasonBadRedirect, frontier.ReasonRedirectScheme, frontier.ReasonRedirectLoop,
-		frontier.ReasonTooManyRedirects, frontier.ReasonSitemapUnchanged:
+		frontier.ReasonTooManyRedirects, frontier.ReasonSitemapUnchanged, frontier.ReasonOperator:
 		// Not a request's failure: no answer carries one. Retried, as
 		// any reason not named above (an HTTP status) is.
 	}

@@ -21,9 +21,17 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 	// One pass over the ring from where the last started request left
 	// it; the next pass starts after the last host served in this one.
 	s := sc.hosts
+	if sc.work.n < sc.cfg.Concurrency { // a pass that may start a request: a rule added meanwhile applies
+		if err := sc.excl.Refresh(); err != nil {
+			return wake, err
+		}
+	}
 	n, first := len(s.ring), s.next
 	for i := 0; i < n && sc.work.n < sc.cfg.Concurrency && sc.stopped == ""; i++ {
 		h := s.byKey[s.ring[(first+i)%n]]
+		if why := sc.excl.Host(h.key); why != "" && !h.held() { // no request of any kind, robots.txt included
+			h.stop(leaveRefused, frontier.StopOperator, why.String(), time.Time{})
+		}
 		if h.held() || !h.hasWork() {
 			sc.hosts.release(h, now)
 			continue
@@ -160,6 +168,11 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 		u, err := urls.Parse(e.URL)
 		if err != nil {
 			sc.ledger.finish(&e, frontier.Dead, frontier.ReasonBadURL)
+			continue
+		}
+		if why := sc.excl.URL(e.URL); why != "" {
+			sc.ledger.finish(&e, frontier.Excluded, why)
+			sc.maps.excluded(e)
 			continue
 		}
 		d := h.rb.Test(sc.agent, requestTarget(u))

@@ -36,6 +36,7 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 	sc.pacer.Begin(h.pace(), now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
 	h.robots = robotscache.NewChain(u)
+	h.robots.Refuse = sc.excl.Refuses
 	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now), robots: true})
 	return nil
 }

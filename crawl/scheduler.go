@@ -11,6 +11,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/discover"
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -60,7 +61,8 @@ type scheduler struct {
 	budget budgets
 	ledger *ledger
 	links  discover.Discovery
-	maps   *sitemapRun // nil without --sitemaps
+	maps   *sitemapRun    // nil without --sitemaps
+	excl   *exclude.Watch // the operator's exclusion list, read again when it changes
 
 	work      *workers
 	throttled int
@@ -79,7 +81,7 @@ func newScheduler(c *crawler) *scheduler {
 		f = cfg.Fetcher
 	}
 	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
-		clock: c.clock, out: c.out, log: c.log, agent: c.agent,
+		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job),
 		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Log: cfg.Logger},
@@ -147,7 +149,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		stop = frontier.RunDone // nothing was left to do
 	}
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
-	rep.Dead, rep.Sitemaps = sc.ledger.dead, sc.maps.report()
+	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
 	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats

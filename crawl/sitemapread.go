@@ -121,33 +121,19 @@ func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, 
 
 // report sums the run's sitemaps; nil when none was met.
 func (m *sitemapRun) report() *report.Sitemaps {
-	if m == nil || len(m.order) == 0 {
+	if m == nil {
 		return nil
 	}
-	r := &report.Sitemaps{Sitemaps: m.order}
-	for _, s := range m.order {
-		switch {
-		case s.Status == 304:
-			r.NotModified++
-		case s.Status/100 == 2:
-			r.Read++
-		}
-		if s.Error != "" {
-			r.Errors++
-		}
-		if s.Kind != sitemap.Index.String() {
-			r.URLs += s.URLs
-		}
-		r.Refused += s.Refused
-		r.Unchanged += s.Unchanged
-	}
-	return r
+	return report.SumSitemaps(m.order)
 }
 
-// excluded notes a sitemap that robots.txt does not let polite read. m
-// may be nil (no --sitemaps).
+// excluded notes a sitemap that robots.txt or the operator's exclusion
+// list does not let polite read (e.Reason says which). m may be nil (no
+// --sitemaps).
 func (m *sitemapRun) excluded(e frontier.Entry) {
-	if m != nil && e.Kind != frontier.Page {
+	if m != nil && e.Kind != frontier.Page && e.Reason == frontier.ReasonRobots {
 		m.stats(e.URL, "").Error = "not read: excluded by robots.txt"
+	} else if m != nil && e.Kind != frontier.Page {
+		m.stats(e.URL, "").Error = "not read: " + e.Reason.String()
 	}
 }

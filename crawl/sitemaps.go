@@ -120,19 +120,6 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun, now time.Time) {
 	}
 }
 
-// sitemapValidators are the conditional headers of a sitemap's re-read:
-// its URLs are in the frontier already, so a 304 needs no body.
-func sitemapValidators(e frontier.Entry) http.Header {
-	hdr := http.Header{}
-	if e.ETag != "" {
-		hdr.Set("If-None-Match", e.ETag)
-	}
-	if e.LastModified != "" {
-		hdr.Set("If-Modified-Since", e.LastModified)
-	}
-	return hdr
-}
-
 // unchanged reports whether a page need not be requested: a sitemap's
 // lastmod for it is not after its last successful fetch, and its body is
 // on disk (onDisk). It then counts the page for its sitemap; the caller

@@ -3,6 +3,7 @@ package crawl
 import (
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/robotscache"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -68,14 +69,21 @@ type PaceStates interface {
 	SavePaceGroups(run int64, by string, members []frontier.PaceMember) error
 }
 
+// Exclusions is the operator's exclusion list (polite exclude), which
+// every job on the database honours: the rules (List, Add, Remove) and
+// the cheap version a running crawl reads once per dispatch pass.
+type Exclusions = exclude.Store
+
 // Store is the roles every database a crawl runs on plays: the lock, the
-// runs, the frontier, the pace states and the robots.txt cache.
+// runs, the frontier, the pace states, the robots.txt cache and the
+// exclusion list.
 type Store interface {
 	Lock
 	Runs
 	Frontier
 	PaceStates
 	robotscache.Cache
+	Exclusions
 }
 
 // Shared is the role of a database several crawling processes share, so

@@ -49,17 +49,13 @@ func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entr
 	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now)}
 	sc.pacer.Begin(h.pace(), now)
 	if e.Kind != frontier.Page {
-		sc.work.sitemap(ctx, r, sitemapValidators(e))
+		// Its URLs are in the frontier already: a 304 needs no body.
+		sc.work.sitemap(ctx, r, fetch.Conditional(e.ETag, e.LastModified))
 		return
 	}
 	hdr := http.Header{}
 	if e.File != "" && sc.out.Has(e.File) {
-		if e.ETag != "" {
-			hdr.Set("If-None-Match", e.ETag)
-		}
-		if e.LastModified != "" {
-			hdr.Set("If-Modified-Since", e.LastModified)
-		}
+		hdr = fetch.Conditional(e.ETag, e.LastModified)
 	}
 	sc.work.page(ctx, r, hdr, e.Depth < sc.cfg.Depth)
 }

@@ -168,6 +168,21 @@ CREATE TABLE pace_groups (
 );
 CREATE INDEX pace_groups_grp ON pace_groups (grp);
 `,
+	// 10: the operator's exclusion list (polite exclude), which every job
+	// honours, and its version: one row that every change moves, so that
+	// a running crawl reads the list again only when it changed.
+	9: `
+CREATE TABLE exclusions (
+	rule      TEXT PRIMARY KEY,
+	reason    TEXT NOT NULL DEFAULT '',
+	added_at  BIGINT NOT NULL
+);
+CREATE TABLE exclusions_version (
+	id       INTEGER PRIMARY KEY CHECK (id = 1),
+	version  BIGINT NOT NULL
+);
+INSERT INTO exclusions_version (id, version) VALUES (1, 0);
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -6,7 +6,8 @@
 // through one connection, one IMMEDIATE transaction at a time, while reads
 // run beside them on a small pool (WAL mode). A DB is assembled from the
 // roles it plays (CrawlLock, Frontier, SeedLoads, RunLog, PaceStates,
-// RobotsCache), each a type of its own over the one database.
+// RobotsCache, ExclusionList), each a type of its own over the one
+// database.
 package store
 
 import (
@@ -81,6 +82,7 @@ type DB struct {
 	*RunLog
 	*PaceStates
 	*RobotsCache
+	*ExclusionList
 
 	c *conn
 }
@@ -106,6 +108,10 @@ type PaceStates struct{ *conn }
 // RobotsCache is the robots.txt copies of every host.
 type RobotsCache struct{ *conn }
 
+// ExclusionList is the operator's exclusion list (polite exclude), which
+// every job on the database honours.
+type ExclusionList struct{ *conn }
+
 var _ pace.StateStore = (*PaceStates)(nil)
 
 // conn is what the roles share: the connections, the hot statements, the
@@ -125,7 +131,7 @@ type conn struct {
 // newDB assembles a DB's roles over c.
 func newDB(c *conn) *DB {
 	db := &DB{c: c, CrawlLock: &CrawlLock{c}, Frontier: &Frontier{c}, SeedLoads: &SeedLoads{c}, RunLog: &RunLog{c},
-		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}}
+		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, ExclusionList: &ExclusionList{c}}
 	c.opts = &db.Options
 	return db
 }

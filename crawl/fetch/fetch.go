@@ -175,6 +175,20 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 	return r
 }
 
+// Conditional is the headers that make a request for a URL fetched
+// before conditional: its ETag as If-None-Match, its Last-Modified as
+// If-Modified-Since; none for an empty one.
+func Conditional(etag, lastModified string) http.Header {
+	hdr := http.Header{}
+	if etag != "" {
+		hdr.Set("If-None-Match", etag)
+	}
+	if lastModified != "" {
+		hdr.Set("If-Modified-Since", lastModified)
+	}
+	return hdr
+}
+
 // Send makes the request for u and returns the response, whose body the
 // caller reads and closes, with its status, headers and time to first
 // byte; or no response and the failure.

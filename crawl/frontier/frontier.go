@@ -228,3 +228,14 @@ type PaceMember struct {
 	Host   string    // the member's host key
 	SeenAt time.Time // when a run last paced it so; set by the store
 }
+
+// Exclusion is one rule of the operator's exclusion list (polite
+// exclude), which every job on the database honours: no request goes to
+// what it covers. Rule is in normal form (see crawl/exclude): a host
+// ("example.org", every port and scheme), a domain with its subdomains
+// (".example.org") or a URL prefix ("https://example.org/private/").
+type Exclusion struct {
+	Rule    string
+	Reason  string // the operator's note (--reason); may be empty
+	AddedAt time.Time
+}

@@ -50,6 +50,7 @@ const (
 	ReasonRedirectLoop     Reason = "redirect-loop"      // a redirect back to a URL of the chain
 	ReasonTooManyRedirects Reason = "too-many-redirects" // the chain is over its limit
 	ReasonSitemapUnchanged Reason = "unchanged (sitemap lastmod)"
+	ReasonOperator         Reason = "excluded by the operator" // a rule of polite exclude: see ExcludedBy
 )
 
 // httpPrefix starts the Reason of a failing HTTP status: "http-503".
@@ -66,15 +67,32 @@ const retrySpentNote = " (retry budget spent)"
 // "timeout (retry budget spent)".
 func (r Reason) RetrySpent() Reason { return r + retrySpentNote }
 
+// operatorNote joins ReasonOperator and the rule that excluded a URL.
+const operatorNote = ": "
+
+// ExcludedBy is the Reason of a URL the operator's exclusion list covers,
+// naming the rule: "excluded by the operator: .example.org".
+func ExcludedBy(rule string) Reason { return ReasonOperator + operatorNote + Reason(rule) }
+
+// Rule returns the exclusion rule r names, when r is ExcludedBy's.
+func (r Reason) Rule() (string, bool) {
+	rule, ok := strings.CutPrefix(string(r), string(ReasonOperator+operatorNote))
+	return rule, ok && rule != ""
+}
+
 // Classified reports whether r is a classified reason: one of the
-// constants or an HTTP status; not free text, not none.
+// constants, an HTTP status or an exclusion by the operator naming its
+// rule; not free text, not none.
 func (r Reason) Classified() bool {
 	switch r {
 	case ReasonTooLarge, ReasonPrivateAddress, ReasonBadEncoding, ReasonCanceled, ReasonDNS, ReasonTLS,
 		ReasonRefused, ReasonReset, ReasonTimeout, ReasonBadHeaders, ReasonNetwork, ReasonBadURL,
 		ReasonTLSUnknownAuthority, ReasonTLSExpired, ReasonTLSNameMismatch, ReasonTLSAlert, ReasonTLSVersion,
 		ReasonRobots, ReasonBadRedirect, ReasonRedirectScheme, ReasonRedirectLoop, ReasonTooManyRedirects,
-		ReasonSitemapUnchanged:
+		ReasonSitemapUnchanged, ReasonOperator:
+		return true
+	}
+	if _, ok := r.Rule(); ok {
 		return true
 	}
 	n, ok := strings.CutPrefix(string(r), httpPrefix)

@@ -7,23 +7,24 @@ type Stop string
 
 // The stopped values of a host.
 const (
-	StopDone        Stop = "done"               // every URL of the host had its answer
-	StopUnreachable Stop = "unreachable"        // no request of the run was answered (refused, timed out, no DNS)
-	StopPrivate     Stop = "private-address"    // polite refused its address
-	StopRobots      Stop = "robots-unreachable" // robots.txt could not be read: its URLs wait for a later run
-	StopCrawlDelay  Stop = "crawl-delay"        // its Crawl-delay is over --max-crawl-delay
-	StopTLS         Stop = "tls"                // its TLS handshake was refused (Reason.TLS): its URLs wait for a later run
-	StopDeferred    Stop = "deferred"           // a Retry-After or rate-limit quota keeps it away past the run
-	StopBudget      Stop = "budget"             // a budget or --max-duration ended its share with URLs waiting
-	StopInterrupted Stop = "interrupted"        // a signal ended the run with URLs waiting
-	StopError       Stop = "error"              // an error ended the run with URLs waiting
+	StopDone        Stop = "done"                 // every URL of the host had its answer
+	StopUnreachable Stop = "unreachable"          // no request of the run was answered (refused, timed out, no DNS)
+	StopPrivate     Stop = "private-address"      // polite refused its address
+	StopRobots      Stop = "robots-unreachable"   // robots.txt could not be read: its URLs wait for a later run
+	StopCrawlDelay  Stop = "crawl-delay"          // its Crawl-delay is over --max-crawl-delay
+	StopTLS         Stop = "tls"                  // its TLS handshake was refused (Reason.TLS): its URLs wait for a later run
+	StopDeferred    Stop = "deferred"             // a Retry-After or rate-limit quota keeps it away past the run
+	StopBudget      Stop = "budget"               // a budget or --max-duration ended its share with URLs waiting
+	StopInterrupted Stop = "interrupted"          // a signal ended the run with URLs waiting
+	StopError       Stop = "error"                // an error ended the run with URLs waiting
+	StopOperator    Stop = "excluded-by-operator" // a rule of polite exclude covers it: no request of any kind
 )
 
 // Known reports whether s is one of the stopped values above.
 func (s Stop) Known() bool {
 	switch s {
 	case StopDone, StopUnreachable, StopPrivate, StopRobots, StopCrawlDelay, StopTLS, StopDeferred,
-		StopBudget, StopInterrupted, StopError:
+		StopBudget, StopInterrupted, StopError, StopOperator:
 		return true
 	}
 	return false

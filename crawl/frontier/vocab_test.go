@@ -34,12 +34,12 @@ var vocabConsts = map[string]map[string]string{
 		"ReasonRedirectLoop": ReasonRedirectLoop, "ReasonTooManyRedirects": ReasonTooManyRedirects,
 		"ReasonSitemapUnchanged": ReasonSitemapUnchanged, "ReasonTLSUnknownAuthority": ReasonTLSUnknownAuthority,
 		"ReasonTLSExpired": ReasonTLSExpired, "ReasonTLSNameMismatch": ReasonTLSNameMismatch, "ReasonTLSAlert": ReasonTLSAlert,
-		"ReasonTLSVersion": ReasonTLSVersion,
+		"ReasonTLSVersion": ReasonTLSVersion, "ReasonOperator": ReasonOperator,
 	}),
 	"Stop": names(map[string]Stop{
 		"StopDone": StopDone, "StopUnreachable": StopUnreachable, "StopPrivate": StopPrivate, "StopRobots": StopRobots,
 		"StopCrawlDelay": StopCrawlDelay, "StopTLS": StopTLS, "StopDeferred": StopDeferred, "StopBudget": StopBudget,
-		"StopInterrupted": StopInterrupted, "StopError": StopError,
+		"StopInterrupted": StopInterrupted, "StopError": StopError, "StopOperator": StopOperator,
 	}),
 	"RunStop": names(map[string]RunStop{
 		"RunDone": RunDone, "RunBudget": RunBudget, "RunInterrupted": RunInterrupted, "RunError": RunError,
@@ -205,7 +205,16 @@ func TestReasonVocabulary(t *testing.T) {
 	if got := ReasonTimeout.RetrySpent(); got != "timeout (retry budget spent)" || got.Classified() {
 		t.Errorf("RetrySpent = %q (classified %v), want timeout (retry budget spent), free text", got, got.Classified())
 	}
-	for _, r := range []Reason{"", "http-", "http-5x3", "http-5030", "deferred: Retry-After beyond --max-retry-after"} {
+	by := ExcludedBy(".example.org")
+	if rule, ok := by.Rule(); by != "excluded by the operator: .example.org" || !ok || rule != ".example.org" || !by.Classified() {
+		t.Errorf("ExcludedBy = %q, Rule %q %v, classified %v; want excluded by the operator: .example.org, its rule, classified",
+			by, rule, ok, by.Classified())
+	}
+	if rule, ok := ReasonRobots.Rule(); ok {
+		t.Errorf("robots.Rule() = %q, true; want no rule", rule)
+	}
+	for _, r := range []Reason{"", "http-", "http-5x3", "http-5030", "deferred: Retry-After beyond --max-retry-after",
+		"excluded by the operator: "} {
 		if r.Classified() {
 			t.Errorf("%q: classified", r)
 		}

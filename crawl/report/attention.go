@@ -71,7 +71,8 @@ func (h *HostStats) GaveNothing() bool {
 	switch h.Stopped {
 	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate, frontier.StopTLS:
 		return true
-	case "", frontier.StopDone, frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
+	case "", frontier.StopDone, frontier.StopBudget, frontier.StopInterrupted, frontier.StopError,
+		frontier.StopOperator: // the operator's own choice: no news to them
 		return false
 	}
 	return false // a report of an older polite: its sentence

@@ -18,6 +18,8 @@ func TestAttention(t *testing.T) {
 			{Host: "down.example", Errors: 3, Stopped: frontier.StopUnreachable, StoppedReason: "no answer to 3 requests (refused)"},
 			{Host: "late.example", Stopped: frontier.StopBudget, StoppedReason: "run ended with URLs waiting"},
 			{Host: "some.example", S2xx: 1, S429: 2, Stopped: frontier.StopDeferred},
+			// The operator's own exclusion is no news to the operator.
+			{Host: "excluded.example", Stopped: frontier.StopOperator, StoppedReason: "excluded by the operator: excluded.example"},
 		},
 		Dead: []DeadURL{{URL: "http://fine.example/a", Reason: "http-404"}, {URL: "http://fine.example/b", Reason: "http-404"},
 			{URL: "http://fine.example/c", Reason: "http-410"}, {URL: "http://fine.example/d", Reason: "http-404"}},

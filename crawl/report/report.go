@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/exclude"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -35,8 +36,9 @@ type Report struct {
 	Hosts        []*HostStats      `json:"hosts"`
 	Rejected     []seeds.Rejected  `json:"rejected_seeds,omitempty"`
 	Dead         []DeadURL         `json:"dead,omitempty"`
-	Frontier     map[string]int    `json:"frontier"`           // entries of the job by state at the end
-	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"` // with --sitemaps
+	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
+	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
+	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -208,6 +210,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
+	for _, x := range r.ExcludedBy { // the hosts it covered whole are among those stopped
+		if x.URLs > 0 {
+			fmt.Fprintf(&b, "  %d %s excluded by the operator: %s\n", x.URLs, Plural(x.URLs, "URL", "URLs"), x.Rule)
+		}
+	}
 	for i, d := range r.Dead {
 		if i == textLimit {
 			fmt.Fprintf(&b, "  ... and %d more dead URLs\n", len(r.Dead)-textLimit)
@@ -307,7 +314,7 @@ func stoppedEarly(s frontier.Stop) bool {
 	case "", frontier.StopDone, frontier.StopUnreachable:
 		return false
 	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopTLS, frontier.StopDeferred,
-		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError:
+		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError, frontier.StopOperator:
 		return true
 	}
 	return true // a report of an older polite: its sentence

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polite-crawler/polite/crawl/sitemap"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -32,6 +33,32 @@ type SitemapStats struct {
 	Unchanged int      `json:"unchanged"`          // pages it lists not requested by lastmod
 	Error     string   `json:"error,omitempty"`    // why it was cut or not read
 	Problems  []string `json:"problems,omitempty"` // the first problems, with their line
+}
+
+// SumSitemaps sums a run's sitemaps, in the order it met them; nil when
+// there is none.
+func SumSitemaps(stats []*SitemapStats) *Sitemaps {
+	if len(stats) == 0 {
+		return nil
+	}
+	r := &Sitemaps{Sitemaps: stats}
+	for _, s := range stats {
+		switch {
+		case s.Status == 304:
+			r.NotModified++
+		case s.Status/100 == 2:
+			r.Read++
+		}
+		if s.Error != "" {
+			r.Errors++
+		}
+		if s.Kind != sitemap.Index.String() { // an index's URLs are sitemaps, counted with theirs
+			r.URLs += s.URLs
+		}
+		r.Refused += s.Refused
+		r.Unchanged += s.Unchanged
+	}
+	return r
 }
 
 // writeText adds the sitemaps' lines to the text summary: the totals,

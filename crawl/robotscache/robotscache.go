@@ -41,8 +41,12 @@ type Result struct {
 type Chain struct {
 	Result
 	First fetch.Response // the answer to the first request
-	cur   *url.URL
-	asked int
+	// Refuse, when set, names the redirect targets polite does not follow
+	// (the operator's exclusion list): as when redirects run out, the
+	// status stays 3xx and robots.txt counts as unavailable.
+	Refuse func(*url.URL) bool
+	cur    *url.URL
+	asked  int
 }
 
 // NewChain starts the fetch of the robots.txt at u.
@@ -73,7 +77,7 @@ func (c *Chain) Add(resp fetch.Response) *url.URL {
 		return nil
 	}
 	next, err := urls.Resolve(c.cur, resp.Header.Get("Location"))
-	if err != nil || c.Hops >= robots.MaxRedirects {
+	if err != nil || c.Hops >= robots.MaxRedirects || (c.Refuse != nil && c.Refuse(next)) {
 		return nil // status stays 3xx: redirects ran out, allow all
 	}
 	c.Hops++

@@ -11,8 +11,8 @@
 // Open a database with Open. A *DB is safe for concurrent use: it holds a
 // pool of connections, and each exported method is one transaction. A DB
 // is assembled from the roles it plays (Registry, Frontier, RunLog,
-// PaceStates, RobotsCache, Coordination), each a type of its own over
-// the one pool.
+// PaceStates, RobotsCache, Coordination, ExclusionList), each a type of
+// its own over the one pool.
 package postgres
 
 import (
@@ -57,6 +57,7 @@ type DB struct {
 	*PaceStates
 	*RobotsCache
 	*Coordination
+	*ExclusionList
 
 	c *conn
 }
@@ -81,6 +82,10 @@ type PaceStates struct{ *conn }
 // every worker.
 type RobotsCache struct{ *conn }
 
+// ExclusionList is the operator's exclusion list (polite exclude), which
+// every worker of every job on the database honours.
+type ExclusionList struct{ *conn }
+
 // Coordination is what several workers share beside the frontier: one
 // owner and one pace per host, and the wait for the others' leases
 // (crawl's Shared role).
@@ -98,7 +103,7 @@ type conn struct {
 // newDB assembles a DB's roles over c.
 func newDB(c *conn) *DB {
 	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, RunLog: &RunLog{c},
-		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}}
+		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}, ExclusionList: &ExclusionList{c}}
 	c.opts = &db.Options
 	return db
 }

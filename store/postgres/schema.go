@@ -189,6 +189,20 @@ CREATE TABLE pace_groups (
 );
 CREATE INDEX pace_groups_grp ON pace_groups (grp);
 `,
+	// 8: the operator's exclusion list (polite exclude) and its version,
+	// as SQLite's schema 10 keeps them.
+	`
+CREATE TABLE exclusions (
+	rule      TEXT PRIMARY KEY,
+	reason    TEXT NOT NULL DEFAULT '',
+	added_at  BIGINT NOT NULL
+);
+CREATE TABLE exclusions_version (
+	id       INTEGER PRIMARY KEY CHECK (id = 1),
+	version  BIGINT NOT NULL
+);
+INSERT INTO exclusions_version (id, version) VALUES (1, 0);
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -198,7 +212,8 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // version 1 already had, which a schema is checked for before it is
 // migrated further.
 var (
-	ourTables   = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "pace_groups", "robots", "runs", "seed_sources", "workers"}
+	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "lock",
+		"pace_groups", "robots", "runs", "seed_sources", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of polite's stores: what
 // crawl relies on from a database, written once against the roles a
-// database plays (crawl's Lock, Runs, Frontier and PaceStates,
+// database plays (crawl's Lock, Runs, Frontier, PaceStates and Exclusions,
 // robotscache.Cache, and the reads and writes polite's commands make
 // besides) and run on every store, SQLite and PostgreSQL alike.
 // Where the stores legitimately differ (how a second crawl is locked out
@@ -26,6 +26,7 @@ type Store interface {
 	crawl.Runs
 	crawl.Frontier
 	crawl.PaceStates
+	crawl.Exclusions
 	robotscache.Cache
 	FrontierReads
 	HostReads
@@ -123,6 +124,7 @@ func Run(t *testing.T, c Config) {
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
+		{"Exclusions", testExclusions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
