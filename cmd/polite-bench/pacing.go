@@ -338,7 +338,11 @@ func (b *bench) measureWith(ctx context.Context, scenario string, n int, cfg cra
 	}
 	t := count(origins, s.end)
 	if t.pages == 0 {
-		return r, fmt.Errorf("%s: no page request reached the origins", p.name)
+		// Nothing to measure: a window too short for this machine's
+		// load (a crawl must open its database and read robots.txt
+		// first). The row says so rather than failing the whole bench.
+		r.wall, r.note = s.end.Sub(s.start), "no page request reached the origins in the window"
+		return r, nil
 	}
 	r.goodput, r.per100, r.wall = t.goodput(), t.per100(), s.end.Sub(s.start)
 	r.refused = t.refused

@@ -88,8 +88,9 @@ func (b *bench) sharedServerOnce(ctx context.Context, cfg crawltest.Config, by h
 		return r, err
 	}
 	t := count([]*origin{{cfg: cfg, o: o, srv: srvs[0]}}, s.end)
-	if t.pages == 0 {
-		return r, fmt.Errorf("%s: no page request reached the server", name)
+	if t.pages == 0 { // as in measure: a window too short for the machine's load
+		r.wall, r.note = s.end.Sub(s.start), "no page request reached the server in the window"
+		return r, nil
 	}
 	r.goodput, r.per100, r.wall, r.refused = t.goodput(), t.per100(), s.end.Sub(s.start), t.refused
 	r.note = fmt.Sprintf("%d ports sharing %g req/s", sharedPorts, sharedServerRate)
