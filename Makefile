@@ -1,11 +1,20 @@
-# polite: build, test, bench, demo, lint.
+# polite: build, test, bench, demo, lint, man, dist.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
-LDFLAGS := -s -w -X github.com/polite-crawler/polite/cmd.Version=$(VERSION) -X github.com/polite-crawler/polite/cmd.Commit=$(COMMIT)
+# What polite version reports when the build info records no commit.
+COMMIT      ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+COMMIT_TIME ?= $(shell TZ=UTC0 git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+MODIFIED    ?= $(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo true)
+# The commit's time: the date of the man pages and of every archive entry.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+export SOURCE_DATE_EPOCH
+PKG     := github.com/polite-crawler/polite/cmd
+LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PKG).CommitTime=$(COMMIT_TIME) -X $(PKG).Modified=$(MODIFIED)
 DEMO    := demo
+DIST    := dist
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: all build test bench fuzz demo lint clean
+.PHONY: all build test bench fuzz demo lint man dist clean
 
 all: lint test build
 
@@ -50,9 +59,36 @@ demo: build
 	@echo; echo "report: $(DEMO)/out/report.html, bodies and manifest.jsonl in $(DEMO)/out"
 	@kill $$(cat $(DEMO)/origin.pid) 2>/dev/null; sleep 0.2; true
 
+# The manual pages, from the commands' help: man/man1/polite.1,
+# polite-crawl.1, ... (man -l man/man1/polite-crawl.1, or MANPATH=man).
+man:
+	$(GO) run ./cmd/polite-docs -version $(VERSION) -man man/man1
+
+# Release archives in dist/: per platform a static binary with the man
+# pages, bash/zsh/fish completions and the README, as .tar.gz (.zip for
+# Windows), and SHA256SUMS. The same commit gives the same bytes: -trimpath,
+# every date SOURCE_DATE_EPOCH (the commit's time), entries sorted and owned
+# by 0 (cmd/polite-dist).
+dist:
+	rm -rf $(DIST) && mkdir -p $(DIST)/stage
+	$(GO) build -o $(DIST)/stage/polite-dist ./cmd/polite-dist
+	$(GO) run ./cmd/polite-docs -version $(VERSION) -man $(DIST)/stage/man/man1 -completions $(DIST)/stage/completions
+	@set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; name=polite_$(VERSION)_$${os}_$${arch}; exe=polite; ext=tar.gz; \
+		if [ $$os = windows ]; then exe=polite.exe; ext=zip; fi; \
+		echo "$(DIST)/$$name.$$ext"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/stage/$$name/$$exe . ; \
+		$(DIST)/stage/polite-dist archive -o $(DIST)/$$name.$$ext -root $$name $$exe=$(DIST)/stage/$$name/$$exe \
+			man=$(DIST)/stage/man completions=$(DIST)/stage/completions README.md=README.md \
+			$$(test -f LICENSE && echo LICENSE=LICENSE); \
+	done
+	$(DIST)/stage/polite-dist sums -o $(DIST)/SHA256SUMS $(DIST)/polite_*
+	rm -rf $(DIST)/stage
+	cat $(DIST)/SHA256SUMS
+
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin $(DEMO) polite-out
+	rm -rf bin $(DEMO) polite-out man $(DIST)

@@ -98,6 +98,12 @@ var lanes = []lane{
 	// The programs drive crawl and its test origin themselves, not the CLI.
 	{pkg: "cmd/polite-bench", kind: laneProgram, not: []string{"cmd"}},
 	{pkg: "cmd/polite-origin", kind: laneProgram, not: []string{"cmd"}},
+	// The release programs: polite-docs writes the manual pages and
+	// completion scripts from the commands' help, so it reads cmd and
+	// nothing deeper itself; polite-dist packs archives with the standard
+	// library alone.
+	{pkg: "cmd/polite-docs", kind: laneProgram, notDirect: []string{"crawl", "store", "store/postgres", "pace", "robots"}},
+	{pkg: "cmd/polite-dist", kind: laneProgram, not: []string{"./..."}, stdOnly: true},
 
 	// The engine declares the Store it needs (crawl.Store) and is handed
 	// one: it knows no store, no database and no command.

@@ -53,8 +53,8 @@ func TestVersionOneLine(t *testing.T) {
 	if long != short {
 		t.Errorf("polite --version %q and polite version %q differ", long, short)
 	}
-	if !regexp.MustCompile(`^polite \S+ \((commit [0-9a-f]+(\+modified)?, )?go1\.\d+\S*, \w+/\w+\)\n$`).MatchString(short) {
-		t.Errorf("version line %q, want polite VERSION (commit C, goX, os/arch)", short)
+	if !regexp.MustCompile(`^polite \S+ \((commit [0-9a-f]+(\+modified)?, (\d{4}-\d\d-\d\dT\S+, )?)?go1\.\d+\S*, \w+/\w+\)\n$`).MatchString(short) {
+		t.Errorf("version line %q, want polite VERSION (commit C, TIME, goX, os/arch)", short)
 	}
 	code, js, _ := runMain(t, "version", "--json")
 	var v versionInfo

@@ -3,9 +3,11 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -20,24 +22,53 @@ type versionInfo struct {
 	Platform   string `json:"platform"`
 }
 
-// Commit is the commit polite was built from, set at link time (-ldflags
-// "-X github.com/polite-crawler/polite/cmd.Commit=abc1234") for builds
-// that do not stamp version control information (-buildvcs=false).
-var Commit = ""
+// Commit, CommitTime and Modified say what polite was built from when the
+// build info does not (-buildvcs=false, a checkout Go does not read): the
+// Makefile sets them at link time, e.g. -ldflags "-X
+// github.com/polite-crawler/polite/cmd.Commit=abc1234"; CommitTime is
+// RFC 3339, Modified is "true" for a tree with uncommitted changes. What
+// the build info records wins.
+var (
+	Commit     = ""
+	CommitTime = ""
+	Modified   = ""
+)
 
 // devVersion is Version when the build set none.
 const devVersion = "0.1.0-dev"
 
-// buildVersion reads the version from the link-time Version, else the
-// module version go install recorded, and the commit from the build info.
+// buildVersion is polite's version: the link-time variables, then what Go
+// recorded in the binary.
 func buildVersion() versionInfo {
-	v := versionInfo{Version: Version, Commit: Commit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
+	v := versionInfo{Version: Version, Commit: Commit, CommitTime: CommitTime, Modified: Modified == "true",
+		Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = v.from(bi)
 	}
-	if v.Version == devVersion && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v.Version = strings.TrimPrefix(bi.Main.Version, "v")
+	return v
+}
+
+// pseudoVersion matches the end of a Go pseudo-version, the module version
+// go install records for a commit without a tag
+// (v0.0.0-20260102150405-abcdef123456): its commit time and commit.
+var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?$`)
+
+// from adds what the build info says. go build and go install in a
+// checkout record the commit, its time and whether the tree had changes
+// (vcs.revision, vcs.time, vcs.modified); go install module@version
+// records the module's version, a pseudo-version naming the commit when
+// it has no tag. A version set at link time is kept.
+func (v versionInfo) from(bi *debug.BuildInfo) versionInfo {
+	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+		if v.Version == devVersion {
+			v.Version = strings.TrimPrefix(mv, "v")
+		}
+		if m := pseudoVersion.FindStringSubmatch(mv); m != nil {
+			v.Commit = m[2]
+			if t, err := time.Parse("20060102150405", m[1]); err == nil {
+				v.CommitTime = t.UTC().Format(time.RFC3339)
+			}
+		}
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -61,6 +92,9 @@ func (v versionInfo) line() string {
 			c += "+modified"
 		}
 		parts = append(parts, c)
+		if v.CommitTime != "" {
+			parts = append(parts, v.CommitTime)
+		}
 	}
 	parts = append(parts, v.Go, v.Platform)
 	return fmt.Sprintf("polite %s (%s)", v.Version, strings.Join(parts, ", "))
@@ -71,9 +105,10 @@ func newVersionCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print polite's version, commit and Go version",
-		Long: `Print polite's version, the commit it was built from (when the build
-recorded one) and the Go version, on one line; polite --version prints the
-same line. --json prints them as a JSON object.`,
+		Long: `Print polite's version, the commit it was built from and that commit's
+time (when the build recorded them; "+modified" marks a tree with
+uncommitted changes), the Go version and the platform, on one line;
+polite --version prints the same line. --json prints them as a JSON object.`,
 		Example: "  polite version\n  polite version --json | jq -r .commit",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
