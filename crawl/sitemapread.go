@@ -31,6 +31,8 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	switch {
 	case d.fate == fateNotModified:
 		return
+	case d.fate == fateRedirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
+		m.stats(m.links.Target(e.URL), e.URL)
 	case d.fate == fateDone && r.sitemap != nil:
 		m.read(st, e, r.sitemap, now)
 	case d.fate == fateDone:
