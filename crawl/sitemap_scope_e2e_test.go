@@ -84,3 +84,54 @@ func TestSitemapRedirectsHeldToScope(t *testing.T) {
 		t.Errorf("exit %d, want %d", rep.ExitCode, crawl.ExitOK)
 	}
 }
+
+// A sitemap that moved is read where it moved to: robots.txt names
+// /old-sitemap.xml, which answers 301 to /new/sitemap.xml; an index lists
+// /child-old.xml, which answers 302 to /moved/child.xml. Their targets
+// are read as sitemaps (the moved child as an index's child), their
+// pages fetched, and the report names no error: the target is listed as
+// found through the sitemap that moved.
+func TestSitemapThatMovedIsRead(t *testing.T) {
+	t.Parallel()
+	var base string
+	srv, seen := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %[1]s/old-sitemap.xml\nSitemap: %[1]s/index.xml\n", base)
+		case "/old-sitemap.xml":
+			http.Redirect(w, r, base+"/new/sitemap.xml", http.StatusMovedPermanently)
+		case "/new/sitemap.xml":
+			fmt.Fprint(w, urlset(base, [][2]string{{"/new/p1", ""}, {"/new/p2", ""}}))
+		case "/index.xml":
+			fmt.Fprintf(w, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/child-old.xml</loc></sitemap></sitemapindex>`, base)
+		case "/child-old.xml":
+			http.Redirect(w, r, base+"/moved/child.xml", http.StatusFound)
+		case "/moved/child.xml":
+			fmt.Fprint(w, urlset(base, [][2]string{{"/moved/c1", ""}}))
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>page</body></html>")
+		}
+	})
+	base = srv.URL
+	rep := sitemapCrawl(t, mustOpen(t), base, t.TempDir(), fakeT0)
+	for _, p := range []string{"/new/sitemap.xml", "/new/p1", "/new/p2", "/moved/child.xml", "/moved/c1"} {
+		if n := seen.get(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+	if s := rep.Sitemaps; s == nil || s.Errors != 0 || s.URLs != 3 || s.Read != 3 {
+		t.Fatalf("sitemaps = %+v, want 3 read (the index and both targets), 3 URLs, no error", s)
+	}
+	for _, c := range []struct{ moved, target, kind string }{{"/old-sitemap.xml", "/new/sitemap.xml", "urlset"}, {"/child-old.xml", "/moved/child.xml", "urlset"}} {
+		m, s := sitemapStats(rep, c.moved), sitemapStats(rep, c.target)
+		if m == nil || m.Error != "" || m.Status/100 != 3 {
+			t.Errorf("%s = %+v, want a redirect without error", c.moved, m)
+		}
+		if s == nil || s.From != base+c.moved || s.Kind != c.kind || s.Error != "" {
+			t.Errorf("%s = %+v, want read as a %s, from %s", c.target, s, c.kind, c.moved)
+		}
+	}
+}
