@@ -209,15 +209,16 @@ type passStart struct {
 // announcePass says in one log line whether the run resumes the pass an
 // earlier run cut short (left URLs were queued or in flight, from run
 // lastRun) or starts a new one, and how many URLs it has queued.
+// It counts what waits, for the report should the store be lost.
 func (c *crawler) announcePass(left, added int, lastRun int64) error {
-	if left > 0 {
-		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
-			"queued", left, "from_run", lastRun, "new_seeds", added)
-		return nil
-	}
 	counts, err := c.db.Counts(c.cfg.Job)
 	if err != nil {
 		return err
+	}
+	if c.sc.ledger.wait = frontier.Waiting(counts); left > 0 {
+		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
+			"queued", left, "from_run", lastRun, "new_seeds", added)
+		return nil
 	}
 	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
 		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
@@ -258,11 +259,12 @@ func (c *crawler) report(end time.Time) *report.Report {
 		rep.OutDir = abs
 		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.ID)))
 	}
+	rep.Totals.Waiting = c.sc.ledger.wait // the store lost: what waits as this run wrote it
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
 			rep.Frontier[string(s)] = n
 		}
-		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
+		rep.Totals.Waiting = frontier.Waiting(counts)
 	}
 	c.sc.report(rep, end)
 	return rep

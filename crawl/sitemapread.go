@@ -50,16 +50,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 // level), a urlset's or text sitemap's pages, each as the protocol and
 // --scope allow.
 func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
-	st.Kind, st.Gzip, st.Bytes, st.Bad, st.NoLastMod = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped, res.NoLastMod
-	if err := res.Err(); err != nil {
-		st.Error = err.Error()
-	}
-	for i, p := range res.Problems {
-		if i == maxSitemapProblems {
-			break
-		}
-		st.Problems = append(st.Problems, p.String())
-	}
+	st.Took(res, maxSitemapProblems)
 	from, _ := urls.Parse(e.URL)
 	listed := sitemap.Listed{Sitemap: e.URL}
 	if e.Kind == frontier.SitemapChild {

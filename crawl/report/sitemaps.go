@@ -37,6 +37,21 @@ type SitemapStats struct {
 	Problems  []string `json:"problems,omitempty"`   // the first problems, with their line
 }
 
+// Took takes in what reading the sitemap found: its kind, size, bad
+// entries, the error that cut it and its first problems (at most max).
+func (s *SitemapStats) Took(res *sitemap.Result, max int) {
+	s.Kind, s.Gzip, s.Bytes, s.Bad, s.NoLastMod = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped, res.NoLastMod
+	if err := res.Err(); err != nil {
+		s.Error = err.Error()
+	}
+	for i, p := range res.Problems {
+		if i == max {
+			break
+		}
+		s.Problems = append(s.Problems, p.String())
+	}
+}
+
 // SumSitemaps sums a run's sitemaps, in the order it met them; nil when
 // there is none.
 func SumSitemaps(stats []*SitemapStats) *Sitemaps {
