@@ -240,7 +240,9 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
+	wrErr := c.out.WriteReports(c.run.ID, data, rep.WriteHTML)
+	rep.Unwritten = wrErr != nil
+	repErr := errors.Join(manErr, wrErr)
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.Summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)

@@ -32,6 +32,7 @@ type Report struct {
 	BudgetsBound []frontier.Budget `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
 	OutDir       string            `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
 	RunDir       string            `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
+	Unwritten    bool              `json:"-"`                       // report.json and report.html could not be written (a full disk): the summary names neither
 	Totals       Totals            `json:"totals"`
 	Hosts        []*HostStats      `json:"hosts"`
 	Rejected     []seeds.Rejected  `json:"rejected_seeds,omitempty"`
@@ -230,6 +231,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  rejected seed: %s\n", rj)
 	}
 	switch {
+	case r.Unwritten:
+		fmt.Fprintf(&b, "  details: report.json and report.html could not be written in %s; polite report %d shows them from the database\n", r.OutDir, r.RunID)
 	case r.RunDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json); every body: %s\n",
 			r.RunDir, filepath.Join(r.OutDir, output.ManifestName))
