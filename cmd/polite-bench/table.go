@@ -64,6 +64,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		s.print(w)
 		fmt.Fprintln(w)
 	}
+	if s := b.sitemaps; s != nil {
+		s.print(w)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "targets (polite):")
 	for _, l := range b.targets(o) {
 		fmt.Fprintln(w, "  "+l)
@@ -151,6 +155,9 @@ func (b *table) targets(o options) []string {
 			s.pages, t.sharedDistinct, t.urls(), s.recorded, s.rate(), s.rate()/t.polite.rate()))
 	}
 	if s := b.seeds; s != nil {
+		out = append(out, s.target())
+	}
+	if s := b.sitemaps; s != nil {
 		out = append(out, s.target())
 	}
 	if len(out) == 0 {
