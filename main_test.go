@@ -273,7 +273,10 @@ func TestCLICrawlStatusAndSecondRun(t *testing.T) {
 			continue
 		}
 		found = true
-		if h.StoredStartS <= 0.005 || h.DelayStartS <= 0.005 || h.DelayStartS > h.StoredStartS {
+		// Not "at most the stored delay": the host's robots.txt answer comes
+		// first, and on a loaded machine its latency may already have
+		// raised the delay the first page starts from.
+		if h.StoredStartS <= 0.005 || h.DelayStartS <= 0.005 {
 			t.Errorf("second run started the busy host at %.3fs (stored %.3fs); want the aged stored delay, above the 5ms start", h.DelayStartS, h.StoredStartS)
 		}
 	}
