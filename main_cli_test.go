@@ -24,7 +24,7 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 		args     []string
 		inStderr string
 	}{
-		{"no seed argument", []string{"crawl", "--db", db}, "requires at least 1 arg"},
+		{"no seed argument", []string{"crawl", "--db", db}, "polite crawl needs its seeds"},
 		{"an empty $SEEDS", []string{"crawl", "--db", db, ""}, "no such file, and not an http(s) URL"},
 		{"two seed files", []string{"crawl", "--db", db, a, b}, "not several sources"},
 		{"a file and a URL", []string{"crawl", "--db", db, a, "https://c.example/"}, "not several sources"},

@@ -100,7 +100,7 @@ type Loader struct {
 	skipped bool // unchanged since its last load: not read
 	prune   bool // the job took in a seed file before: its seeds no longer there are dropped
 	hashes  seedSet
-	added   int  // entries new to the frontier
+	added   int // entries new to the frontier
 }
 
 // Open starts reading src before the run is recorded: an unchanged seed
