@@ -158,6 +158,7 @@ func (l *Loader) fingerprint(db Store, name string) error {
 		return err
 	}
 	l.prune = true
+	l.hashes.grow(prev.Seeds + prev.Seeds/16) // room for the file as it was, and some more
 	if prev.Name != name || prev.Size != fi.Size() {
 		return nil
 	}

@@ -15,19 +15,29 @@ type seedSet struct {
 	sorted bool
 }
 
-func (s *seedSet) add(u string) {
+// grow makes room for n seeds at once, so that a million seeds cost 8 MB
+// and not the copies of a growing slice.
+func (s *seedSet) grow(n int) {
+	s.init()
+	s.hashes = slices.Grow(s.hashes, n)
+}
+
+func (s *seedSet) init() {
 	if s.hashes == nil {
 		s.seed = maphash.MakeSeed()
+		s.hashes = []uint64{}
 	}
+}
+
+func (s *seedSet) add(u string) {
+	s.init()
 	s.hashes = append(s.hashes, maphash.String(s.seed, u))
 	s.sorted = false
 }
 
 // has reports whether u was added.
 func (s *seedSet) has(u string) bool {
-	if s.hashes == nil {
-		return false
-	}
+	s.init()
 	if !s.sorted {
 		slices.Sort(s.hashes)
 		s.sorted = true
