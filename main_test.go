@@ -715,8 +715,8 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 
 // TestCLIBadInputAtTheEdges feeds the command bad flags, odd seed files and
 // database paths it cannot use: each is refused with a clear message and
-// its exit code, never a panic; a database folder that does not exist yet
-// is created.
+// its exit code, never a panic; a --db in a folder that does not exist is
+// a usage error (a typo must not start over with nothing learned).
 func TestCLIBadInputAtTheEdges(t *testing.T) {
 	_, srv := serve(t, crawltest.Config{})
 	dir := t.TempDir()
@@ -768,7 +768,7 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 		{"binary seed file", crawl(writeFile(t, "bin.txt", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n\x1a\n")), []int{2}, "no valid seed"},
 		{"a 1 MB line alone", crawl(writeFile(t, "long.txt", longLine)), []int{2}, "long.txt:1: line longer than"},
 		{"a 1 MB line and a good one", crawl(writeFile(t, "longok.txt", longLine+srv.URL+"/fine\n")), []int{0}, "longok.txt:1: line longer than"},
-		{"db in a folder that does not exist", []string{"crawl", "--db", filepath.Join(dir, "new", "deeper", "polite.db"), "--out", filepath.Join(dir, "out2"), good, "--progress", "never"}, []int{0}, ""},
+		{"db in a folder that does not exist", []string{"crawl", "--db", filepath.Join(dir, "new", "deeper", "polite.db"), "--out", filepath.Join(dir, "out2"), good, "--progress", "never"}, []int{2}, "deeper does not exist"},
 		{"db under a file", []string{"crawl", "--db", filepath.Join(aFile, "polite.db"), good}, []int{1, 2}, aFile},
 		{"db is a folder", []string{"crawl", "--db", dir, good}, []int{1, 2}, dir},
 		{"db is a text file", []string{"crawl", "--db", foreign, good}, []int{1, 2}, foreign},
