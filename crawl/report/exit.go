@@ -34,9 +34,10 @@ var CrawlExits = []Exit{
 			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
 			"(it is named on stderr)"},
-	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, or a host's TLS was refused",
+	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, a host's TLS was refused, or a host refused polite's requests",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
-			"timed out, no DNS) or refused by its certificate, or the output could not be " +
+			"timed out, no DNS) or refused by its certificate, a host answered 401 or 403 " +
+			"to 5 requests in a row (stopped for the run), or the output could not be " +
 			"written; each is named on stderr"},
 	{[]int{exitUsage}, "usage or input error",
 		"usage or input error: an unknown flag or command, a bad flag value, no seed " +
