@@ -72,8 +72,8 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.IntVar(&c.Follow.MaxNext, "max-next", discover.DefaultMaxNext, "longest chain of Link relations followed in a run (next of next...)")
 	groupFlags(f, "Links and scope", "depth", "scope", "allow-private", "sitemaps", "follow", "max-next")
 
-	f.StringArrayVar(&o.Headers, "header", nil, "request header `'Name: value'` sent to the seeds' hosts (repeatable); Authorization and Cookie only to the seeds' scheme, host and port")
-	f.StringArrayVar(&o.HostHeaders, "header-host", nil, "request header sent to one host only, `HOST='Name: value'` (HOST or HOST:PORT; repeatable)")
+	f.StringArrayVar(&o.Headers, "header", nil, "request `HEADER` 'Name: value' sent to the seeds' hosts (repeatable); Authorization and Cookie only to the seeds' scheme, host and port")
+	f.StringArrayVar(&o.HostHeaders, "header-host", nil, "request header sent to one host only: `HOST=HEADER`, as in api.example.org='Accept: application/json' (HOST or HOST:PORT; repeatable)")
 	f.StringVar(&o.HeaderFile, "header-file", "", "`file` of secret request headers, one 'Name: value' a line, sent to the seeds' scheme, host and port only and written as [redacted]; the file must be yours and mode 600 (also: $POLITE_HEADERS)")
 	groupFlags(f, "Request headers", "header", "header-host", "header-file")
 

@@ -42,7 +42,8 @@ var CrawlExits = []Exit{
 	{[]int{exitUsage}, "usage or input error",
 		"usage or input error: an unknown flag or command, a bad flag value, no seed " +
 			"argument, an argument that is neither file, - nor URL, an unreadable seed " +
-			"file, no valid seed, a --db folder that does not exist, an unusable --ca-file"},
+			"file, no valid seed, a --db folder that does not exist, an unusable --ca-file, " +
+			"a --header-file that others may read"},
 	{[]int{exitLocked}, "another crawl held the database", "another crawl holds the database"},
 	{[]int{exitHangup, exitInterrupted, exitBrokenPipe, exitTerminated}, "ended by a signal",
 		"ended by SIGHUP, SIGINT, SIGPIPE or SIGTERM (128 + the signal's number), " +
