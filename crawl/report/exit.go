@@ -34,7 +34,7 @@ var CrawlExits = []Exit{
 			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
 			"(it is named on stderr)"},
-	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, a host's TLS was refused, or a host refused polite's requests",
+	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
 			"timed out, no DNS) or refused by its certificate, a host answered 401 or 403 " +
 			"to 5 requests in a row (stopped for the run), or the output could not be " +
