@@ -228,6 +228,7 @@ func TestCLIRefusedCredentialsStopTheHost(t *testing.T) {
 	var rep struct {
 		Totals struct {
 			Waiting int `json:"waiting"`
+			Dead    int `json:"dead"`
 		} `json:"totals"`
 		Hosts []struct {
 			Host    string `json:"host"`
@@ -235,8 +236,35 @@ func TestCLIRefusedCredentialsStopTheHost(t *testing.T) {
 		} `json:"hosts"`
 	}
 	readJSON(t, filepath.Join(out, "report.json"), &rep)
-	if len(rep.Hosts) != 1 || rep.Hosts[0].Stopped != "auth" || rep.Totals.Waiting != 3 {
-		t.Errorf("report.json hosts %+v, waiting %d; want the host stopped auth and 3 URLs waiting", rep.Hosts, rep.Totals.Waiting)
+	if len(rep.Hosts) != 1 || rep.Hosts[0].Stopped != "auth" || rep.Totals.Waiting != 8 || rep.Totals.Dead != 0 {
+		t.Errorf("report.json hosts %+v, totals %+v; want the host stopped auth and its 8 URLs waiting, none dead", rep.Hosts, rep.Totals)
 	}
 	checkNoSecret(t, []string{apiToken}, map[string]string{"stdout": r.stdout, "stderr": r.stderr}, dir)
+}
+
+// A harvest of one URL whose token has gone stale: the 401 is not the
+// URL's fault (it waits for the next run, not dead), and the run says so
+// on stderr with exit 1 although the host got fewer than 5 requests.
+func TestCLIStaleTokenOnOneURL(t *testing.T) {
+	api := &crawltest.API{Pages: 1, Token: apiToken}
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	r := runEnv(t, []string{"POLITE_HEADERS=Authorization: Bearer stale-token"}, append([]string{"crawl", "-q", "--db", filepath.Join(dir, "polite.db"),
+		"--out", out, "--header", "Accept: application/json", srv.URL + "/items"}, fast...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "authentication failed") || strings.Contains(r.stderr+r.stdout, "stale-token") {
+		t.Fatalf("exit %d, want 1 naming the authentication failure, without the token\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	var rep struct {
+		Totals struct {
+			Waiting int `json:"waiting"`
+			Dead    int `json:"dead"`
+		} `json:"totals"`
+	}
+	readJSON(t, filepath.Join(out, "report.json"), &rep)
+	if rep.Totals.Waiting != 1 || rep.Totals.Dead != 0 {
+		t.Errorf("totals %+v; want the URL waiting for the next run, not dead", rep.Totals)
+	}
+	checkNoSecret(t, []string{"stale-token"}, nil, dir)
 }

@@ -90,7 +90,6 @@ const refusedWait = 10 * time.Second
 func (s *hostSet) refusals(h *hostRun, resp fetch.Response) {
 	if why := h.stats.Refusing(resp.Answered(), resp.Challenged()); why != "" && !h.held() {
 		h.stop(leaveResume, frontier.StopAuth, why+": URLs wait for the next run", time.Time{})
-		s.log.Warn("host refuses polite's requests: stopped for the run", "host", h.key, "why", why)
 	}
 	switch {
 	case resp.Reason == frontier.ReasonRefused:

@@ -71,3 +71,23 @@ func TestRefusingHostNeedsAPerson(t *testing.T) {
 		}
 	}
 }
+
+// A host that refused credentials and gave no page fails the run even
+// when it had fewer URLs than MaxRefusing; one that gave a page does not.
+func TestRefusedAllWithFewURLs(t *testing.T) {
+	stale := &HostStats{Host: "api.example.org", S4xx: 2, Stopped: frontier.StopDone}
+	stale.Refusing(401, true)
+	stale.Refusing(401, true)
+	some := &HostStats{Host: "site.example", S2xx: 3, S4xx: 1, Stopped: frontier.StopDone}
+	some.Refusing(401, true)
+	plain := &HostStats{Host: "plain.example", S4xx: 1, Stopped: frontier.StopDone}
+	plain.Refusing(403, false)
+	r := &Report{Hosts: []*HostStats{stale, some, plain}}
+	if got := r.Refusing(); len(got) != 1 || got[0] != stale || !r.HostFailed() {
+		t.Errorf("Refusing = %v; want only the host that gave nothing", got)
+	}
+	ns := r.Attention(false)
+	if len(ns) != 1 || ns[0].Attrs[1].Value.String() != "authentication failed (2 answers 401 or 403, no page)" {
+		t.Errorf("notices %+v", ns)
+	}
+}

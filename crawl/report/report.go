@@ -105,6 +105,8 @@ type HostStats struct {
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
+	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
+
 	refusing int // 401 and 403 answers in a row (Refusing)
 }
 
@@ -158,13 +160,13 @@ func (r *Report) TLSRefused() []*HostStats {
 	return hs
 }
 
-// Refusing lists the hosts stopped for answering 401 or 403 to
-// MaxRefusing requests in a row (frontier.StopAuth): their URLs wait for
-// the next run, and they fail the run as an unreachable host does.
+// Refusing lists the hosts that refused polite's credentials
+// (HostStats.RefusedAll): their URLs wait for the next run, and they
+// fail the run as an unreachable host does.
 func (r *Report) Refusing() []*HostStats {
 	var hs []*HostStats
 	for _, h := range r.Hosts {
-		if h.Stopped == frontier.StopAuth {
+		if h.RefusedAll() {
 			hs = append(hs, h)
 		}
 	}

@@ -71,6 +71,14 @@ func (h *HostStats) Count(status int, reason frontier.Reason, bytes int, retryAf
 	return throttled
 }
 
+// RefusedAll reports whether the host refused polite's credentials: it
+// was stopped for it (frontier.StopAuth), or it answered 401 or 403 to
+// credentials and gave no page all run (a harvest of fewer than
+// MaxRefusing URLs with a token gone stale).
+func (h *HostStats) RefusedAll() bool {
+	return h.Stopped == frontier.StopAuth || h.AuthRefused > 0 && h.S2xx+h.S304 == 0
+}
+
 // MaxRefusing is how many 401 or 403 answers in a row, with no 2xx, stop
 // a host for the run (frontier.StopAuth): the credentials or the access
 // will not change within the run, and each request is one more refused.
@@ -89,6 +97,8 @@ func (h *HostStats) Refusing(status int, challenged bool) string {
 	case status != 401 && status != 403:
 		h.refusing = 0
 		return ""
+	case challenged:
+		h.AuthRefused++
 	}
 	h.refusing++
 	if h.refusing < MaxRefusing {
