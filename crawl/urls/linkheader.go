@@ -48,7 +48,7 @@ func LinkRels(values []string, base *url.URL, rels []string) []*url.URL {
 func relMatches(rel string, rels []string) bool {
 	for _, r := range strings.Fields(rel) {
 		for _, want := range rels {
-			if strings.EqualFold(r, want) {
+			if strings.EqualFold(r, strings.TrimSpace(want)) {
 				return true
 			}
 		}

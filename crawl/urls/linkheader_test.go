@@ -22,6 +22,7 @@ func TestLinkRels(t *testing.T) {
 		{"several rels", []string{`<p1>; rel="first prev"`, `<p9>; rel="last"`}, []string{"prev", "last"},
 			[]string{"https://api.example.org/v1/p1", "https://api.example.org/v1/p9"}},
 		{"case", []string{`<p3>; REL="Next"`}, DefaultRels, []string{"https://api.example.org/v1/p3"}},
+		{"--follow 'next, last'", []string{`<p9>; rel="last"`}, []string{"next", " last"}, []string{"https://api.example.org/v1/p9"}},
 		{"comma in a quoted title", []string{`<p1>; title="a, <b>; rel=next"; rel="prev", <p3>; rel="next"`}, DefaultRels,
 			[]string{"https://api.example.org/v1/p3"}},
 		{"escaped quote", []string{`<p3>; title="say \"hi\""; rel="next"`}, DefaultRels, []string{"https://api.example.org/v1/p3"}},
