@@ -188,7 +188,7 @@ func (c *crawler) prepare() (passStart, error) {
 	var ww *warc.Writer
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize}
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Redacted: c.cfg.Headers.Secrets()}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -237,7 +237,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	for _, advice := range rep.PaceAdvice() {
 		c.log.Warn(advice) // names of one server, each paced alone (--pace-by host)
 	}
-	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || rep.HostFailed())
 	data, _ := json.MarshalIndent(rep, "", "  ")
 	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
 	t := rep.Totals
