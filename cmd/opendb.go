@@ -49,6 +49,9 @@ func (g *globals) openDB() (*database, error) {
 		if err != nil {
 			return nil, dbServerError{err}
 		}
+		if log, err := g.logger(g.errOut, false); err == nil {
+			db.Log = log.Error // an entry recorded without its lease
+		}
 		return &database{appDB: db, shared: db.Coordination}, nil
 	}
 	db, err := store.Open(p)

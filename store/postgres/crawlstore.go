@@ -99,6 +99,11 @@ func (cd *Coordination) Pending(job string, now time.Time) (int, time.Time, erro
 	return n, now.Add(time.Duration(*wait)), nil
 }
 
+// LeaseLost is how many changed entries Record could not write because
+// this worker no longer held their lease (see Record); in a crawl that
+// keeps its heartbeat it stays 0.
+func (cd *Coordination) LeaseLost() int { return int(cd.lost.Load()) }
+
 // leaseTTL is how long a taken entry stays this worker's without a
 // heartbeat.
 func (c *conn) leaseTTL() time.Duration {

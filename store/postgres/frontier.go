@@ -187,8 +187,8 @@ func (f *Frontier) Update(es []frontier.Entry) error {
 // update writes back es. With a worker (not 0), an entry is written only
 // while that worker holds its lease, and the ids of the others are
 // returned; without, a missing entry is frontier.ErrNotFound.
-func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]int64, error) {
-	var lost []int64
+func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]frontier.Entry, error) {
+	var lost []frontier.Entry
 	for _, e := range es {
 		if err := checkEntry(e); err != nil {
 			return nil, err
@@ -218,7 +218,7 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 		if worker == 0 {
 			return nil, fmt.Errorf("%s: %w", e.URL, frontier.ErrNotFound)
 		}
-		lost = append(lost, e.ID)
+		lost = append(lost, e)
 	}
 	return lost, nil
 }
@@ -227,23 +227,25 @@ func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) (
 // store.DB.Record: new entries, changed entries and fetch records. It
 // returns how many new entries were added. Once Acquire registered this
 // DB as a worker, a changed entry is written only while the worker still
-// holds its lease (the others are dropped, their fetch records kept);
-// before, whoever holds it.
+// holds its lease; before, whoever holds it. A change to an entry whose
+// lease the worker lost (it ran out, and another worker took the entry)
+// is not written, its fetch record is: that is an error, logged (see
+// Options.Log) and counted (LeaseLost), never a silent drop.
 func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
 	n, _, err := f.record("record progress", job, f.worker.Load(), added, changed, fetches)
 	return n, err
 }
 
 // record is Record as worker (0: whoever holds the lease): it also
-// returns the ids of the changed entries whose lease worker lost (it ran
-// out and another worker took them).
+// returns the ids of the changed entries whose lease worker lost, once
+// it has logged and counted them.
 func (f *Frontier) record(op, job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil, nil
 	}
 	var (
 		n    int
-		lost []int64
+		lost []frontier.Entry
 	)
 	err := f.write(op, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
@@ -259,7 +261,29 @@ func (f *Frontier) record(op, job string, worker int64, added, changed []frontie
 		}
 		return addFetches(ctx, tx, fetches)
 	})
-	return n, lost, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, f.leaseLost(job, worker, lost), nil
+}
+
+// leaseLost logs and counts the entries worker recorded without holding
+// their lease, and returns their ids.
+func (c *conn) leaseLost(job string, worker int64, lost []frontier.Entry) []int64 {
+	if len(lost) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(lost))
+	urls := make([]string, len(lost))
+	for i, e := range lost {
+		ids[i], urls[i] = e.ID, e.URL
+	}
+	c.lost.Add(int64(len(lost)))
+	if c.opts.Log != nil {
+		c.opts.Log("entries recorded without their lease: their changes are dropped, another worker holds them",
+			"job", job, "worker", worker, "count", len(lost), "urls", strings.Join(urls, " "))
+	}
+	return ids
 }
 
 // BoundWait brings host's waiting entries of job that are due after

@@ -43,6 +43,9 @@ type Options struct {
 	// LeaseTTL is how long an entry Take hands out stays this worker's
 	// without a heartbeat; 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// Log, when set, is told of the errors a worker goes on after (an
+	// entry recorded without its lease), as slog.Logger.Error is.
+	Log func(msg string, args ...any)
 }
 
 // DB is an open polite database on a PostgreSQL server: the roles it
@@ -97,7 +100,8 @@ type conn struct {
 	opts   *Options
 	worker atomic.Int64 // registered by Acquire; owns the leases of Take
 	pool   *pgxpool.Pool
-	server string // host:port, for errors
+	server string       // host:port, for errors
+	lost   atomic.Int64 // entries recorded without their lease (see LeaseLost)
 }
 
 // newDB assembles a DB's roles over c.
