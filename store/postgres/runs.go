@@ -19,8 +19,12 @@ func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	}
 	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
 	err := rl.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
+		err := tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
 			job, toNanos(at)).Scan(&r.ID)
+		if err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT name FROM store_identity`).Scan(&r.Store)
 	})
 	if err != nil {
 		return frontier.Run{}, err
