@@ -69,7 +69,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 		cfg := fastConfig(t, seeds...)
 		cfg.Clock = run
 		cfg.UserAgent = workerAgent(i)
-		cfg.Shared = db.Coordination
+		cfg.Shared, cfg.Wake = db.Coordination, db.Wakes()
 		if set != nil {
 			set(&cfg)
 		}

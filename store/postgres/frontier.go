@@ -38,8 +38,10 @@ func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 	n := 0
 	err := f.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		n, err = enqueue(ctx, tx, job, es)
-		return err
+		if n, err = enqueue(ctx, tx, job, es); err != nil || n == 0 {
+			return err
+		}
+		return notify(ctx, tx, f.worker.Load())
 	})
 	return n, err
 }
@@ -252,6 +254,11 @@ func (f *Frontier) record(op, job string, worker int64, added, changed []frontie
 		if len(added) > 0 {
 			if n, err = enqueue(ctx, tx, job, added); err != nil {
 				return err
+			}
+			if n > 0 {
+				if err = notify(ctx, tx, worker); err != nil { // waiting workers may take them
+					return err
+				}
 			}
 		}
 		if len(changed) > 0 {

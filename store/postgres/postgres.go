@@ -46,6 +46,10 @@ type Options struct {
 	// Log, when set, is told of the errors a worker goes on after (an
 	// entry recorded without its lease), as slog.Logger.Error is.
 	Log func(msg string, args ...any)
+	// FallbackPoll is the longest a waiting worker sleeps without looking
+	// at the database again, should the other workers' wake-ups (see
+	// Wakes) be lost; 0 means DefaultFallbackPoll. Tests set an hour.
+	FallbackPoll time.Duration
 }
 
 // DB is an open polite database on a PostgreSQL server: the roles it
@@ -102,6 +106,9 @@ type conn struct {
 	pool   *pgxpool.Pool
 	server string       // host:port, for errors
 	lost   atomic.Int64 // entries recorded without their lease (see LeaseLost)
+
+	wake       chan struct{} // the other workers' wake-ups (see Wakes)
+	stopListen func()        // ends listen's goroutine; nil when not listening
 }
 
 // newDB assembles a DB's roles over c.
@@ -109,6 +116,7 @@ func newDB(c *conn) *DB {
 	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, RunLog: &RunLog{c},
 		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}, ExclusionList: &ExclusionList{c}}
 	c.opts = &db.Options
+	c.wake = make(chan struct{}, 1)
 	return db
 }
 
@@ -181,6 +189,7 @@ func redact(s string) string {
 
 // Close closes the pool's connections.
 func (db *DB) Close() error {
+	db.c.unlisten()
 	db.c.pool.Close()
 	return nil
 }
