@@ -187,42 +187,10 @@ func (f *Frontier) Update(es []frontier.Entry) error {
 }
 
 // update writes back es. With a worker (not 0), an entry is written only
-// while that worker holds its lease, and the ids of the others are
-// returned; without, a missing entry is frontier.ErrNotFound.
+// while that worker holds its lease, and the others are returned;
+// without, a missing entry is frontier.ErrNotFound.
 func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]frontier.Entry, error) {
-	var lost []frontier.Entry
-	for _, e := range es {
-		if err := checkEntry(e); err != nil {
-			return nil, err
-		}
-		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
-			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
-		q := updateSQL + `WHERE id = $22`
-		switch {
-		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $23`
-			args = append(args, e.ID, worker)
-		case e.ID != 0:
-			args = append(args, e.ID)
-		default:
-			q = updateSQL + `WHERE job = $22 AND url = $23`
-			args = append(args, e.Job, e.URL)
-		}
-		tag, err := tx.Exec(ctx, q, args...)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.URL, err)
-		}
-		if tag.RowsAffected() > 0 {
-			continue
-		}
-		if worker == 0 {
-			return nil, fmt.Errorf("%s: %w", e.URL, frontier.ErrNotFound)
-		}
-		lost = append(lost, e)
-	}
-	return lost, nil
+	return writeBatch(ctx, tx, es, worker, nil)
 }
 
 // Record writes one batch of a crawl's progress in one transaction, as
@@ -261,12 +229,8 @@ func (f *Frontier) record(op, job string, worker int64, added, changed []frontie
 				}
 			}
 		}
-		if len(changed) > 0 {
-			if lost, err = update(ctx, tx, changed, worker); err != nil {
-				return err
-			}
-		}
-		return addFetches(ctx, tx, fetches)
+		lost, err = writeBatch(ctx, tx, changed, worker, fetches)
+		return err
 	})
 	if err != nil {
 		return 0, nil, err

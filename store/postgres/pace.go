@@ -84,13 +84,20 @@ func (cd *Coordination) ClaimPace(host string, worker int64, delay time.Duration
 	}
 	var c Claim
 	err := cd.write("claim pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err != nil {
-			return err
-		}
 		var r paceRow
-		err := tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
-			FROM host_pace WHERE host = $1 FOR UPDATE`, host, cd.nowArg()).
-			Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
+		lock := func() error {
+			return tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
+				FROM host_pace WHERE host = $1 FOR UPDATE`, host, cd.nowArg()).
+				Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
+		}
+		// The host's row, made on its first claim (one round trip less
+		// on every later one).
+		err := lock()
+		if errors.Is(err, pgx.ErrNoRows) {
+			if _, err = tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err == nil {
+				err = lock()
+			}
+		}
 		if err != nil {
 			return err
 		}
