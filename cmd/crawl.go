@@ -273,7 +273,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx = db.shared, db.seedTx
+	cfg.Shared, cfg.SeedTx, cfg.Wake = db.shared, db.seedTx, db.wake
 	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
 		return err
 	}

@@ -97,8 +97,9 @@ type Deps struct {
 
 	// The roles the run's Store may play beside its own, given by whoever
 	// opens it; nil when it does not play them.
-	Shared Shared       // a database several crawling processes share; nil: this process crawls alone
-	SeedTx seeds.LoadTx // seed batches that share a transaction; nil: each batch commits on its own
+	Shared Shared          // a database several crawling processes share; nil: this process crawls alone
+	SeedTx seeds.LoadTx    // seed batches that share a transaction; nil: each batch commits on its own
+	Wake   <-chan struct{} // with Shared: receives when another process released a host, added URLs or a rule
 }
 
 // Name is the job's display name.

@@ -173,7 +173,7 @@ func (c *crawler) prepare() (passStart, error) {
 		return pass, err
 	}
 	// What runs that crashed wrote joins the manifest before this one adds to it.
-	if ids, err := c.out.PendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+	if ids, err := c.out.PendingJournals(c.run.Folder()); err != nil || len(ids) > 0 {
 		if err == nil {
 			err = c.out.MergeJournals(ids)
 		}
@@ -181,7 +181,7 @@ func (c *crawler) prepare() (passStart, error) {
 			return pass, err
 		}
 	}
-	manifest, err := c.out.OpenJournal(c.run.ID)
+	manifest, err := c.out.OpenJournal(c.run.Folder())
 	if err != nil {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
@@ -230,7 +230,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	end := c.clock.Now()
 	flushErr, saveErr, manErr := c.sc.wrapUp(end)
 	if manErr == nil {
-		manErr = c.out.MergeJournals([]int64{c.run.ID})
+		manErr = c.out.MergeJournals([]string{c.run.Folder()})
 	}
 
 	rep := c.report(end)
@@ -239,7 +239,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || rep.HostFailed())
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
+	repErr := errors.Join(manErr, c.out.WriteReports(c.run.Folder(), data, rep.WriteHTML))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.Summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
@@ -256,7 +256,7 @@ func (c *crawler) report(end time.Time) *report.Report {
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
-		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.ID)))
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.Folder())))
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {

@@ -151,6 +151,9 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
 	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
 	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
+	if sc.shared != nil {
+		rep.LeaseLost = sc.shared.LeaseLost()
+	}
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		s.Finish(h.latencies)

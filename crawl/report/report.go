@@ -46,6 +46,10 @@ type Report struct {
 	// SharedAddrs are, in a run paced by host, the addresses several host
 	// names resolved to, with the names (see PaceAdvice).
 	SharedAddrs map[string][]string `json:"shared_addresses,omitempty"`
+	// LeaseLost is how many changes to entries a worker of a shared
+	// crawl recorded after their lease had gone to another worker: an
+	// error (its heartbeat came too late), the changes dropped.
+	LeaseLost int `json:"lease_lost,omitempty"`
 }
 
 // Totals sums the hosts.
@@ -232,6 +236,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", r.Budgets())
 	}
 
+	if r.LeaseLost > 0 {
+		fmt.Fprintf(&b, "  error: %d %s recorded after the lease had gone to another worker (dropped)\n",
+			r.LeaseLost, Plural(r.LeaseLost, "entry", "entries"))
+	}
 	r.Sitemaps.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
