@@ -68,7 +68,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds", "sitemaps"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "sitemaps"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -155,6 +155,7 @@ type bench struct {
 // and the seed loading figures; it prints them with the targets.
 type table struct {
 	rows       []row
+	coord      []coordRow // the coordinator scenario, one row per claimer count
 	throughput *throughputResult
 	seeds      *seedsResult
 	sitemaps   *sitemapsResult
@@ -175,6 +176,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"nightly", b.nightly},
 		{"sharedserver", b.sharedServer},
 		{"shared", b.shared},
+		{"coordinator", b.coordinator},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
 		{"sitemaps", b.runSitemaps},
