@@ -188,7 +188,7 @@ func (c *crawler) prepare() (passStart, error) {
 	var ww *warc.Writer
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize}
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Purpose: c.cfg.Usage.Declared()}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -251,7 +251,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
 		RunID: c.run.ID, Job: c.cfg.Job, End: end,
-		Rejected: c.rejected,
+		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(),
 		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {

@@ -136,6 +136,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 // useRobots applies a host's robots.txt: its rules and its published floors.
 func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	h.rb, h.robotsRetryAt = rb, time.Time{}
+	sc.cfg.Usage.SetRobots(h.key, rb)
 	g := rb.Group(sc.agent)
 	switch rb.Access {
 	case robots.Parsed:

@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
+	"github.com/polite-crawler/polite/crawl/usage"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
@@ -39,6 +40,7 @@ type Report struct {
 	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
+	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).

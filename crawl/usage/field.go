@@ -106,6 +106,20 @@ func (s Statement) Get(label string) Value {
 	return Unknown
 }
 
+// plain reports whether the statement is all known categories given y
+// or n: shown as written, it needs no reading.
+func (s Statement) plain() bool {
+	if s.Err != "" {
+		return false
+	}
+	for _, p := range s.Prefs {
+		if !p.Known || (p.Value != "y" && p.Value != "n") {
+			return false
+		}
+	}
+	return true
+}
+
 // String writes the statement as read: "train-ai=n, search=y", with
 // unknown labels and values as written.
 func (s Statement) String() string {

@@ -47,6 +47,14 @@ func (p *Policy) host(key string) *hostUsage {
 	return h
 }
 
+// Declared is the declared purposes, comma-separated; "" for none.
+func (p *Policy) Declared() string {
+	if p == nil {
+		return ""
+	}
+	return Join(p.Purposes)
+}
+
 // SetRobots gives the policy host's robots.txt, whose Content-Usage lines
 // then apply to its URLs.
 func (p *Policy) SetRobots(host string, rb *robots.Robots) {
@@ -78,12 +86,14 @@ func (p *Policy) known(h *hostUsage, u *url.URL) []Signal {
 	return sig
 }
 
-// Before is the reason u is not requested at all: a rule known before
-// fetching (robots.txt Content-Usage, tdmrep.json) refuses a declared
-// purpose. "" when it may be requested.
-func (p *Policy) Before(host string, u *url.URL) frontier.Reason {
-	if p == nil {
-		return ""
+// Before is the reason u is not requested at all: first, when it is set
+// (the operator's exclusion, which the crawl checks ahead of any site's
+// word), else a rule known before fetching (robots.txt Content-Usage,
+// tdmrep.json) that refuses a declared purpose. "" when it may be
+// requested.
+func (p *Policy) Before(host string, u *url.URL, first frontier.Reason) frontier.Reason {
+	if p == nil || first != "" {
+		return first
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

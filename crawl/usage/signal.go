@@ -46,7 +46,10 @@ func (s Signal) String() string {
 		}
 		return out
 	}
-	return s.Rule
+	if s.Statement.plain() {
+		return s.Rule
+	}
+	return s.Rule + "; read as " + s.Statement.String()
 }
 
 func tdm(v int) *int { return &v }

@@ -165,10 +165,10 @@ func TestPolicy(t *testing.T) {
 	p := NewPolicy([]Purpose{TrainAI}, "polite")
 	p.SetRobots("a.test", rb)
 	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
-	if why := p.Before("a.test", u("http://a.test/private/x")); !why.Usage() || !strings.Contains(string(why), "robots.txt line 3") {
+	if why := p.Before("a.test", u("http://a.test/private/x"), ""); !why.Usage() || !strings.Contains(string(why), "robots.txt line 3") {
 		t.Errorf("Before /private/x = %q, want the robots.txt line 3 rule", why)
 	}
-	if why := p.Before("a.test", u("http://a.test/public")); why != "" {
+	if why := p.Before("a.test", u("http://a.test/public"), ""); why != "" {
 		t.Errorf("Before /public = %q, want none", why)
 	}
 	resp := fetch.Response{Status: 200, Header: http.Header{"Tdm-Reservation": {"1"}}}
@@ -187,17 +187,31 @@ func TestPolicy(t *testing.T) {
 	q := NewPolicy(nil, "polite")
 	q.SetRobots("a.test", rb)
 	resp = fetch.Response{Status: 200, Header: http.Header{"Content-Usage": {"train-ai=n"}}}
-	if !q.Keep("a.test", u("http://a.test/private/x"), &resp) || q.Before("a.test", u("http://a.test/private/x")) != "" {
+	if !q.Keep("a.test", u("http://a.test/private/x"), &resp) || q.Before("a.test", u("http://a.test/private/x"), "") != "" {
 		t.Error("a policy without purposes refused a URL")
 	}
 	if hs := q.Hosts(); len(hs) != 1 || len(hs[0].Signals) != 2 || hs[0].Excluded != nil {
 		t.Errorf("Hosts = %+v, want the signals recorded and nothing excluded", hs)
 	}
 	var nilPolicy *Policy
-	if !nilPolicy.Keep("a.test", u("http://a.test/"), &resp) || nilPolicy.Before("a.test", u("http://a.test/")) != "" || nilPolicy.Hosts() != nil {
+	if !nilPolicy.Keep("a.test", u("http://a.test/"), &resp) || nilPolicy.Before("a.test", u("http://a.test/"), "") != "" || nilPolicy.Hosts() != nil {
 		t.Error("a nil policy refused or recorded something")
 	}
 	if !frontier.Reason(frontier.UsageRefused("x")).Classified() {
 		t.Error("a usage reason is not classified")
+	}
+}
+
+func TestBeforeOperatorFirst(t *testing.T) {
+	p := NewPolicy([]Purpose{TrainAI}, "polite")
+	p.SetRobots("a.test", robots.Parse([]byte("User-agent: *\nContent-Usage: / train-ai=n\n")))
+	u, _ := url.Parse("http://a.test/x")
+	op := frontier.ExcludedBy(".a.test")
+	if got := p.Before("a.test", u, op); got != op {
+		t.Errorf("Before = %q, want the operator's %q", got, op)
+	}
+	var nilPolicy *Policy
+	if got := nilPolicy.Before("a.test", u, op); got != op {
+		t.Errorf("nil policy: Before = %q, want the operator's %q", got, op)
 	}
 }
