@@ -251,7 +251,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
 		RunID: c.run.ID, Job: c.cfg.Job, End: end,
-		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(),
+		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(), Purpose: c.cfg.Usage.Declared(),
 		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
