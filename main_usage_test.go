@@ -39,7 +39,9 @@ func (o *usageOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/meta":
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<html><head><meta name="tdm-reservation" content="1"></head><body>secret: meta</body></html>`))
-	case "/nomine/x":
+	case "/.well-known/tdmrep.json":
+		w.Write([]byte(`[{"location": "/tdmpath/*", "tdm-reservation": 1}]`))
+	case "/nomine/x", "/tdmpath/x":
 		w.Write([]byte("secret: path rule"))
 	default:
 		w.Header().Set("Content-Usage", "search=n")
@@ -60,7 +62,7 @@ func TestCLIUsagePurpose(t *testing.T) {
 	srv := httptest.NewServer(o)
 	t.Cleanup(srv.Close)
 	var seeds strings.Builder
-	for _, p := range []string{"/header", "/tdm", "/meta", "/nomine/x", "/ok"} {
+	for _, p := range []string{"/header", "/tdm", "/meta", "/nomine/x", "/tdmpath/x", "/ok"} {
 		seeds.WriteString(srv.URL + p + "\n")
 	}
 	seedFile := writeFile(t, "usage.txt", seeds.String())
@@ -71,11 +73,13 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", r.code, clipText(r.stderr))
 	}
-	if n := o.count("/nomine/x"); n != 0 {
-		t.Errorf("/nomine/x requested %d times, want 0", n)
+	for _, p := range []string{"/nomine/x", "/tdmpath/x"} {
+		if n := o.count(p); n != 0 {
+			t.Errorf("%s requested %d times, want 0", p, n)
+		}
 	}
-	if n := o.count("/.well-known/tdmrep.json"); n != 0 {
-		t.Errorf("tdmrep.json requested %d times during the crawl, want 0", n)
+	if n := o.count("/.well-known/tdmrep.json"); n != 1 {
+		t.Errorf("tdmrep.json requested %d times during the crawl, want 1", n)
 	}
 	o.mu.Lock()
 	ua := o.agents[0]
@@ -95,8 +99,8 @@ func TestCLIUsagePurpose(t *testing.T) {
 		}
 	}
 	readJSON(t, filepath.Join(out, "report.json"), &rep)
-	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 4 {
-		t.Errorf("report.json usage %+v, want one host with 4 excluding rules", rep.Usage)
+	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
+		t.Errorf("report.json usage %+v, want one host with 5 excluding rules", rep.Usage)
 	}
 	// No refused body in the output folder or its WARC files; each left
 	// out is named in a metadata record.
@@ -139,5 +143,8 @@ func TestCLIUsagePurpose(t *testing.T) {
 	}
 	if n := o.count("/nomine/x"); n != 1 {
 		t.Errorf("without purpose: /nomine/x requested %d times, want 1", n)
+	}
+	if n := o.count("/.well-known/tdmrep.json"); n != 1 {
+		t.Errorf("without purpose: tdmrep.json requested again (%d in all, want 1)", n)
 	}
 }

@@ -33,7 +33,10 @@ func usageSite(web *fakeWeb) *fakeSite {
 		case "/meta":
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte(`<html><head><meta name="tdm-reservation" content="1"></head><body>secret: meta</body></html>`))
-		case "/nomine/x":
+		case "/.well-known/tdmrep.json":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`[{"location": "/tdmpath/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]`))
+		case "/nomine/x", "/tdmpath/x":
 			w.Write([]byte("secret: path rule"))
 		default:
 			w.Header().Set("Content-Usage", "search=n")
@@ -44,7 +47,7 @@ func usageSite(web *fakeWeb) *fakeSite {
 
 func usageSeeds(s *fakeSite) []string {
 	var out []string
-	for _, p := range []string{"/header", "/tdm", "/meta", "/nomine/x", "/ok"} {
+	for _, p := range []string{"/header", "/tdm", "/meta", "/nomine/x", "/tdmpath/x", "/ok"} {
 		out = append(out, s.URL+p)
 	}
 	return out
@@ -65,20 +68,26 @@ func TestUsageRefusesDeclaredPurpose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.count("/nomine/x"); n != 0 {
-		t.Errorf("/nomine/x requested %d times; want 0: robots.txt's Content-Usage refuses it before fetching", n)
+	for _, p := range []string{"/nomine/x", "/tdmpath/x"} {
+		if n := s.count(p); n != 0 {
+			t.Errorf("%s requested %d times; want 0: a path rule refuses it before fetching", p, n)
+		}
 	}
-	if n := s.count("/.well-known/tdmrep.json"); n != 0 {
-		t.Errorf("tdmrep.json requested %d times; this version reads it only in robots check", n)
+	if n := s.count("/.well-known/tdmrep.json"); n != 1 {
+		t.Errorf("tdmrep.json requested %d times; want once", n)
 	}
-	if rep.Totals.Done != 1 || rep.Totals.Excluded != 4 || rep.ExitCode != crawl.ExitOK {
-		t.Errorf("done %d, excluded %d, exit %d; want 1, 4, 0", rep.Totals.Done, rep.Totals.Excluded, rep.ExitCode)
+	if got := s.paths(); len(got) < 2 || got[0] != "/robots.txt" || got[1] != "/.well-known/tdmrep.json" {
+		t.Errorf("requests %q; want robots.txt, then tdmrep.json, before any page", got)
+	}
+	if rep.Totals.Done != 1 || rep.Totals.Excluded != 5 || rep.ExitCode != crawl.ExitOK {
+		t.Errorf("done %d, excluded %d, exit %d; want 1, 5, 0", rep.Totals.Done, rep.Totals.Excluded, rep.ExitCode)
 	}
 	want := map[string]string{
-		"/header":   "train-ai refused by Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
-		"/tdm":      "train-ai refused by tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
-		"/meta":     "train-ai refused by tdm-reservation meta: tdm-reservation=1",
-		"/nomine/x": "train-ai refused by robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"/header":    "train-ai refused by Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
+		"/tdm":       "train-ai refused by tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
+		"/meta":      "train-ai refused by tdm-reservation meta: tdm-reservation=1",
+		"/nomine/x":  "train-ai refused by robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"/tdmpath/x": "train-ai refused by tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)",
 	}
 	for p, rule := range want {
 		e := mustGet(t, db, cfg.Job, s.URL+p)
@@ -102,8 +111,25 @@ func TestUsageRefusesDeclaredPurpose(t *testing.T) {
 			t.Errorf("manifest %s reason %q, want its usage rule", p, r)
 		}
 	}
-	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 4 {
-		t.Fatalf("report usage %+v, want use.example with 4 excluding rules", rep.Usage)
+	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
+		t.Fatalf("report usage %+v, want use.example with 5 excluding rules", rep.Usage)
+	}
+
+	// Another job's run, robots.txt cached: both are read again, once,
+	// since tdmrep.json is not kept between runs.
+	cfg.Job = "again"
+	cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.TrainAI}, crawl.RobotsAgent(cfg)) // a policy serves one run
+	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range s.paths() {
+		if p == "/robots.txt" {
+			n++
+		}
+	}
+	if m := s.count("/.well-known/tdmrep.json"); n != 2 || m != 2 {
+		t.Errorf("after two runs: robots.txt %d, tdmrep.json %d requests; want 2 and 2", n, m)
 	}
 	shown := strings.Join(rep.Usage[0].Signals, "\n")
 	for _, w := range []string{"search=n", "future-use=y (unknown category)", "robots.txt line 3"} {
@@ -126,8 +152,8 @@ func TestUsageWithoutPurposeRecordsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Totals.Done != 5 || rep.Totals.Excluded != 0 || s.count("/.well-known/tdmrep.json") != 0 {
-		t.Errorf("done %d, excluded %d, tdmrep.json %d; want 5, 0, 0", rep.Totals.Done, rep.Totals.Excluded, s.count("/.well-known/tdmrep.json"))
+	if rep.Totals.Done != 6 || rep.Totals.Excluded != 0 || s.count("/.well-known/tdmrep.json") != 0 {
+		t.Errorf("done %d, excluded %d, tdmrep.json %d; want 6, 0, 0", rep.Totals.Done, rep.Totals.Excluded, s.count("/.well-known/tdmrep.json"))
 	}
 	if len(rep.Usage) != 1 || len(rep.Usage[0].Signals) < 5 || rep.Usage[0].Excluded != nil {
 		t.Errorf("report usage %+v, want every signal recorded and nothing excluded", rep.Usage)

@@ -14,7 +14,8 @@ import (
 // Policy is a crawl's usage policy: the purposes it declares, the agent
 // robots.txt groups are chosen for, and what each host has said. Its
 // methods are safe for concurrent use (workers call Keep); a nil Policy
-// keeps everything and records nothing.
+// keeps everything and records nothing. A Policy serves one run: what it
+// records is that run's.
 type Policy struct {
 	Purposes []Purpose
 	Agent    string // product token for robots.txt groups
@@ -27,6 +28,7 @@ type Policy struct {
 type hostUsage struct {
 	robots   *robots.Robots
 	tdm      *TDMFile
+	tdmAsked bool            // tdmrep.json requested this run
 	seen     map[string]bool // each signal shown once
 	signals  []string
 	excluded map[string]int // rule -> URLs excluded by it
@@ -74,6 +76,49 @@ func (p *Policy) SetTDMRep(host string, f *TDMFile) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.host(host).tdm = f
+}
+
+// NeedsTDMRep reports whether host's tdmrep.json is still to be read this
+// run: a purpose is declared and it has not been requested. Without a
+// purpose it is never requested.
+func (p *Policy) NeedsTDMRep(host string) bool {
+	if p == nil || len(p.Purposes) == 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.host(host).tdmAsked
+}
+
+// AskTDMRep is NeedsTDMRep, and notes the request as made: true once per
+// host and run.
+func (p *Policy) AskTDMRep(host string) bool {
+	if !p.NeedsTDMRep(host) {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.host(host).tdmAsked = true
+	return true
+}
+
+// TakeTDMRep takes the answer to host's tdmrep.json request: a 2xx body
+// is parsed and its rules apply to the host's URLs; one that does not
+// parse is shown among the host's signals with what is wrong, and no rule
+// applies; any other answer means the host has none.
+func (p *Policy) TakeTDMRep(host string, resp fetch.Response) {
+	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
+		return
+	}
+	f, err := ParseTDMRep(resp.Body)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.host(host)
+	if err != nil {
+		h.signals = append(h.signals, "unread: "+err.Error())
+		return
+	}
+	h.tdm = f
 }
 
 // known returns the signals known for u before it is fetched: its

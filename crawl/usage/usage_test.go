@@ -215,3 +215,23 @@ func TestBeforeOperatorFirst(t *testing.T) {
 		t.Errorf("nil policy: Before = %q, want the operator's %q", got, op)
 	}
 }
+
+func TestTakeTDMRep(t *testing.T) {
+	p := NewPolicy([]Purpose{Research}, "polite")
+	if !p.AskTDMRep("a.test") || p.AskTDMRep("a.test") || p.NeedsTDMRep("a.test") {
+		t.Error("tdmrep.json asked for more than once a run")
+	}
+	p.TakeTDMRep("a.test", fetch.Response{Status: 200, Body: []byte(`{"location": "/"}`)})
+	hs := p.Hosts()
+	if len(hs) != 1 || !strings.HasPrefix(hs[0].Signals[0], "unread: tdmrep.json: not a JSON array") {
+		t.Errorf("a bad tdmrep.json shows as %+v, want its error", hs)
+	}
+	p.TakeTDMRep("a.test", fetch.Response{Status: 200, Body: []byte(`[{"location": "/r/*", "tdm-reservation": 1}]`)})
+	u, _ := url.Parse("http://a.test/r/1")
+	if why := p.Before("a.test", u, ""); !strings.Contains(string(why), "research refused by tdmrep.json") {
+		t.Errorf("Before = %q, want research refused by tdmrep.json", why)
+	}
+	if NewPolicy(nil, "polite").AskTDMRep("a.test") {
+		t.Error("tdmrep.json asked for without a purpose")
+	}
+}
