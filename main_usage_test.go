@@ -130,6 +130,17 @@ func TestCLIUsagePurpose(t *testing.T) {
 		t.Error("warcinfo names no purpose")
 	}
 
+	// status --host shows what the origin declared: robots.txt's lines and
+	// what the last run read from its answers.
+	host := srv.Listener.Addr().String()
+	st := run(t, "", "status", "--db", filepath.Join(dir, "p.db"), "--host", host)
+	for _, want := range []string{"usage", "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"tdm-reservation header: tdm-reservation=1 (last run)", "Content-Usage: search=n (last run)"} {
+		if !strings.Contains(st.stdout, want) {
+			t.Errorf("status --host %s lacks %q:\n%s", host, want, st.stdout)
+		}
+	}
+
 	// Without --purpose: recorded, nothing excluded.
 	out2 := filepath.Join(dir, "out2")
 	args = append([]string{"crawl", "--db", filepath.Join(dir, "p2.db"), "--out", out2}, fast...)

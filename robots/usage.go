@@ -68,3 +68,18 @@ func (r *Robots) ContentUsage(agent, target string) []UsageRule {
 	}
 	return out
 }
+
+// UsageRules returns every Content-Usage rule of the group that applies
+// to agent, in file order: what the site declares, whatever the path.
+func (r *Robots) UsageRules(agent string) []UsageRule {
+	if r == nil || r.Access != Parsed {
+		return nil
+	}
+	var out []UsageRule
+	for _, g := range r.matching(agent) {
+		for _, u := range g.usage {
+			out = append(out, u.UsageRule)
+		}
+	}
+	return out
+}

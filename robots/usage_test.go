@@ -80,6 +80,23 @@ func TestContentUsageOddLines(t *testing.T) {
 	}
 }
 
+func TestUsageRules(t *testing.T) {
+	r := Parse([]byte(attachExample))
+	var got []int
+	for _, u := range r.UsageRules("polite") {
+		got = append(got, u.Line)
+	}
+	if !slices.Equal(got, []int{4, 5}) {
+		t.Errorf("UsageRules lines %v, want [4 5]: the * group's", got)
+	}
+	if n := len(r.UsageRules("ExampleBot")); n != 1 {
+		t.Errorf("ExampleBot: %d rules, want 1", n)
+	}
+	if FromResponse(404, nil).UsageRules("polite") != nil {
+		t.Error("rules from no robots.txt")
+	}
+}
+
 func TestContentUsageUnparsed(t *testing.T) {
 	for _, r := range []*Robots{nil, FromResponse(404, nil), FromResponse(503, nil)} {
 		if got := r.ContentUsage("polite", "/"); got != nil {
