@@ -154,10 +154,11 @@ func (p *Policy) Keep(host string, u *url.URL, resp *fetch.Response) bool {
 	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
 		return true
 	}
+	own := Response(resp.Header, resp.Body) // parsed before the lock: workers share the policy
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(host)
-	if why := p.note(h, append(p.known(h, u), Response(resp.Header, resp.Body)...)); why != "" {
+	if why := p.note(h, append(p.known(h, u), own...)); why != "" {
 		resp.Reason = why
 		return false
 	}
@@ -178,12 +179,20 @@ func (p *Policy) note(h *hostUsage, signals []Signal) frontier.Reason {
 		return ""
 	}
 	rule := string(pur) + " refused by " + s.String()
-	h.excluded[rule]++
+	if _, ok := h.excluded[rule]; ok || len(h.excluded) < maxShown {
+		h.excluded[rule]++
+	} else {
+		h.excluded[otherRules]++
+	}
 	return frontier.UsageRefused(rule)
 }
 
-// maxShown bounds the distinct signals kept per host.
-const maxShown = 50
+// maxShown bounds the distinct signals, and the distinct excluding rules,
+// kept per host for the report; otherRules counts the exclusions past it.
+const (
+	maxShown   = 50
+	otherRules = "(other rules)"
+)
 
 // HostUsage is what one host said about use, for a report.
 type HostUsage struct {

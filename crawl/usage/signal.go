@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -34,8 +35,26 @@ type Signal struct {
 	Policy    string    // TDMRep's tdm-policy, when given
 }
 
-// String is the signal as a report shows it.
-func (s Signal) String() string {
+// String is the signal as a report shows it, at most maxText bytes.
+func (s Signal) String() string { return clip(s.text()) }
+
+// maxText bounds a signal's text: it becomes a URL's reason, stored and
+// written for each URL it excludes.
+const maxText = 512
+
+// clip cuts s to maxText bytes, on a UTF-8 boundary, marking the cut.
+func clip(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	cut := maxText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+func (s Signal) text() string {
 	if s.TDM != nil {
 		out := fmt.Sprintf("%s: tdm-reservation=%d", s.Source, *s.TDM)
 		if s.Policy != "" {

@@ -235,3 +235,30 @@ func TestTakeTDMRep(t *testing.T) {
 		t.Error("tdmrep.json asked for without a purpose")
 	}
 }
+
+// A hostile server's long or ever-changing preferences are bounded: a
+// signal's text (each excluded URL's reason) and the rules kept per host.
+func TestBounded(t *testing.T) {
+	p := NewPolicy([]Purpose{TrainAI}, "polite")
+	for i := range 200 {
+		u, _ := url.Parse("http://a.test/" + strings.Repeat("x", i))
+		resp := fetch.Response{Status: 200, Header: http.Header{"Content-Usage": {"train-ai=n, x" + strings.Repeat("y", i) + "=?1, " + strings.Repeat("k", 2000+i) + "=y"}}}
+		if p.Keep("a.test", u, &resp) {
+			t.Fatal("kept")
+		}
+		if len(resp.Reason) > 600 {
+			t.Fatalf("reason of %d bytes", len(resp.Reason))
+		}
+	}
+	hs := p.Hosts()
+	if len(hs[0].Signals) > maxShown || len(hs[0].Excluded) > maxShown+1 {
+		t.Errorf("%d signals, %d rules kept; want at most %d", len(hs[0].Signals), len(hs[0].Excluded), maxShown)
+	}
+	total := 0
+	for _, x := range hs[0].Excluded {
+		total += x.URLs
+	}
+	if total != 200 {
+		t.Errorf("%d exclusions counted, want 200", total)
+	}
+}
