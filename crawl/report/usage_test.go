@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polite-crawler/polite/crawl/report/reporttest"
 	"github.com/polite-crawler/polite/crawl/usage"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestUsageShown(t *testing.T) {
 	r := &Report{Job: "j", RunID: 1, Purpose: "train-ai", Usage: []usage.HostUsage{{
 		Host:     "a.example",
-		Signals:  []string{"Content-Usage: train-ai=n", "robots.txt line 3: Content-Usage: / search=y", "bots=n <b>"},
+		Signals:  []string{"Content-Usage: train-ai=n", "robots.txt line 3: Content-Usage: / search=y", "bots=n <b>", `tdm-policy=javascript:alert(1)"><img src=x>`},
 		Excluded: []usage.RuleExclude{{Rule: "train-ai refused by Content-Usage: train-ai=n", URLs: 3}},
 	}}}
 	var text, page, js bytes.Buffer // js: report.json as written, one object
@@ -27,6 +28,7 @@ func TestUsageShown(t *testing.T) {
 	if err := r.WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.CheckReportHTML(t, page.Bytes(), nil) // well formed, loads nothing: a host's text cannot break it
 	for _, want := range []string{"<h2>Usage preferences</h2>", "declared purpose (train-ai)", `data-usage-host="a.example"`,
 		"robots.txt line 3: Content-Usage: / search=y", "train-ai refused by Content-Usage: train-ai=n</td><td>3</td>", "bots=n &lt;b&gt;"} {
 		if !strings.Contains(page.String(), want) {
