@@ -4,6 +4,7 @@
 package crawl
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,9 +26,10 @@ import (
 // command line's flags fill (DefaultConfig has their defaults), and the
 // Deps it is given.
 type Config struct {
-	Job    string
-	Seeds  seeds.Source
-	OutDir string
+	Job     string
+	JobName string // the job's display name, for its WARC files, manifest and report; "" is Job
+	Seeds   seeds.Source
+	OutDir  string
 
 	UserAgent   string // sent on every request
 	RobotsAgent string // product token for robots.txt; "" means from UserAgent
@@ -97,6 +99,9 @@ type Deps struct {
 	Shared Shared       // a database several crawling processes share; nil: this process crawls alone
 	SeedTx seeds.LoadTx // seed batches that share a transaction; nil: each batch commits on its own
 }
+
+// Name is the job's display name.
+func (c *Config) Name() string { return cmp.Or(c.JobName, c.Job) }
 
 // DefaultConfig returns a Config with every default set; the caller adds
 // the job, seeds and output folder.

@@ -187,7 +187,7 @@ func (c *crawler) prepare() (passStart, error) {
 	}
 	var ww *warc.Writer
 	if c.cfg.Warc {
-		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
 			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Purpose: c.cfg.Usage.Declared()}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
@@ -250,7 +250,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 // here, what the loop did from the scheduler.
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
-		RunID: c.run.ID, Job: c.cfg.Job, End: end,
+		RunID: c.run.ID, Job: c.cfg.Name(), End: end,
 		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(), Purpose: c.cfg.Usage.Declared(),
 		Frontier: map[string]int{},
 	}

@@ -83,7 +83,7 @@ func newScheduler(c *crawler) *scheduler {
 	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
-		ledger: newLedger(cfg.Job),
+		ledger: newLedger(cfg.Job, cfg.Name()),
 		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},

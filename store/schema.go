@@ -183,6 +183,15 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
+	// 11: each job's display name (the seed file's base name, made unique
+	// in the database), which WARC files, warcinfo, the manifest and the
+	// report use instead of the job's key, a local path.
+	10: `
+CREATE TABLE jobs (
+	job   TEXT PRIMARY KEY,
+	name  TEXT NOT NULL UNIQUE
+);
+`,
 }
 
 // errForeign says a file belongs to another application.

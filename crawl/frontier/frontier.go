@@ -25,6 +25,7 @@ package frontier
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"time"
 )
@@ -238,4 +239,22 @@ type Exclusion struct {
 	Rule    string
 	Reason  string // the operator's note (--reason); may be empty
 	AddedAt time.Time
+}
+
+// Job is a job known to a database: its key (--job, a seed file's
+// absolute path, or URL arguments' sorted set) and its display name, the
+// short name its WARC files, manifest and reports carry ("" until a run
+// of it gave it one).
+type Job struct {
+	Key  string
+	Name string
+}
+
+// JobNameTry is the i-th display name a job wanting want may take: want
+// itself, then want-2, want-3...
+func JobNameTry(want string, i int) string {
+	if i <= 1 {
+		return want
+	}
+	return fmt.Sprintf("%s-%d", want, i)
 }

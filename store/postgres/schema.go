@@ -203,6 +203,13 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
+	// 9: each job's display name, as SQLite's schema 11 keeps them.
+	`
+CREATE TABLE jobs (
+	job   TEXT PRIMARY KEY,
+	name  TEXT NOT NULL UNIQUE
+);
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -212,7 +219,7 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // version 1 already had, which a schema is checked for before it is
 // migrated further.
 var (
-	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "lock",
+	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "jobs", "lock",
 		"pace_groups", "robots", "runs", "seed_sources", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )

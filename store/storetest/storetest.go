@@ -125,6 +125,8 @@ func Run(t *testing.T, c Config) {
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
 		{"Exclusions", testExclusions},
+		{"DropRemovedSeeds", testDropRemovedSeeds},
+		{"JobNames", testJobNames},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
