@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,20 +14,7 @@ import (
 // runAt runs polite in the folder dir.
 func runAt(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(polite, args...)
-	cmd.Dir = dir
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Env = env
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run polite %v: %v", args, err)
-	}
-	return result{code, out.String(), errOut.String()}
+	return runPolite(t, dir, "", env, args...)
 }
 
 // A job is found by the name it was crawled with: `--job seeds.txt` in

@@ -67,7 +67,15 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 
 func runIn(t *testing.T, stdin string, env []string, args ...string) result {
 	t.Helper()
+	return runPolite(t, "", stdin, env, args...)
+}
+
+// runPolite runs the binary in dir ("" for the test's own) with stdin and
+// env, and returns its exit code and output.
+func runPolite(t *testing.T, dir, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(polite, args...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -34,7 +34,7 @@ func TestGoldenCrawlHelp(t *testing.T) {
 	checkGolden(t, "crawl-help.txt", out)
 	// Every flag of crawl is listed once, under a heading.
 	headings := regexp.MustCompile(`(?m)^[A-Z][A-Za-z ]+:$`).FindAllString(out, -1)
-	want := []string{"Usage:", "Examples:", "Seeds and jobs:", "Pacing:", "Budgets and limits:", "Links and scope:",
+	want := []string{"Usage:", "Examples:", "Seeds and jobs:", "Pacing:", "Budgets and limits:", "Links and scope:", "Request headers:",
 		"Output:", "Network and identity:", "Progress and logs:", "Global Flags:", "Exit codes:"}
 	if strings.Join(headings, "|") != strings.Join(want, "|") {
 		t.Errorf("headings %q, want %q", headings, want)

@@ -26,13 +26,16 @@ type crawlOptions struct {
 	Job             string
 	Contact         string
 	FloorHosts      []string
+	Headers         []string // --header 'Name: value'
+	HostHeaders     []string // --header-host HOST='Name: value'
+	HeaderFile      string   // --header-file FILE
 	SlowDownPattern string
 	Purpose         string // --purpose
 	Progress        string
 	Config          crawl.Config
 
 	Now    func() time.Time    // names the jobs of stdin and URL arguments
-	Getenv func(string) string // POLITE_CONTACT, XDG_CONFIG_HOME, HOME
+	Getenv func(string) string // POLITE_CONTACT, POLITE_HEADERS, XDG_CONFIG_HOME, HOME
 
 	source seedSource
 }
@@ -81,6 +84,7 @@ dead URLs, and a job cut short by a budget in each of its last 3 runs. With
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
   polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
   polite crawl --pace-by ip --depth 1 department-sites.txt
+  polite crawl --header 'Accept: application/json' --header-file ~/.config/polite/api.headers https://api.example.org/items
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -137,6 +141,12 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	c.Software = "polite/" + Version
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
+	}
+	if c.Headers, err = o.headers(); err != nil {
+		return c, err
+	}
+	if c.Follow.MaxNext < 1 {
+		return c, fmt.Errorf("%w: --max-next must be at least 1, got %d", errUsage, c.Follow.MaxNext)
 	}
 	re, err := crawl.CompileSlowDown(o.SlowDownPattern)
 	if err != nil {
@@ -279,7 +289,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx = db.shared, db.seedTx
+	cfg.Shared, cfg.SeedTx, cfg.Wake = db.shared, db.seedTx, db.wake
 	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
 		return err
 	}

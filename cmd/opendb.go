@@ -38,8 +38,9 @@ var (
 // whoever opens it (see crawl.Config) when the store plays them.
 type database struct {
 	appDB
-	shared crawl.Shared // PostgreSQL: the crawl workers' coordination; nil for SQLite
-	seedTx seeds.LoadTx // SQLite: seed batches that share a transaction; nil for PostgreSQL
+	shared crawl.Shared    // PostgreSQL: the crawl workers' coordination; nil for SQLite
+	wake   <-chan struct{} // PostgreSQL: the other workers' wake-ups; nil for SQLite
+	seedTx seeds.LoadTx    // SQLite: seed batches that share a transaction; nil for PostgreSQL
 }
 
 // openDB opens the database that --db, $POLITE_DB or the default names:
@@ -55,7 +56,10 @@ func (g *globals) openDB() (*database, error) {
 		if err != nil {
 			return nil, dbServerError{err}
 		}
-		return &database{appDB: db, shared: db.Coordination}, nil
+		if log, err := g.logger(g.errOut, false); err == nil {
+			db.Log = log.Error // an entry recorded without its lease
+		}
+		return &database{appDB: db, shared: db.Coordination, wake: db.Wakes()}, nil
 	}
 	fresh, err := g.checkDBFolder(p)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -53,6 +54,7 @@ type Config struct {
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration // until the response headers
 	CAFile         string        // PEM certificates trusted beside the system's roots (--ca-file)
+	Headers        fetch.Headers // the operator's request headers, each sent only where it may go
 
 	MaxRequests int           // 0: no limit
 	MaxPerHost  int           // 0: no limit
@@ -64,6 +66,7 @@ type Config struct {
 
 	Refresh      time.Duration // skip URLs fetched within it
 	Depth        int
+	Follow       discover.Follow // the Link header relations followed (--follow, --max-next)
 	Scope        urls.Scope
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
@@ -96,8 +99,9 @@ type Deps struct {
 
 	// The roles the run's Store may play beside its own, given by whoever
 	// opens it; nil when it does not play them.
-	Shared Shared       // a database several crawling processes share; nil: this process crawls alone
-	SeedTx seeds.LoadTx // seed batches that share a transaction; nil: each batch commits on its own
+	Shared Shared          // a database several crawling processes share; nil: this process crawls alone
+	SeedTx seeds.LoadTx    // seed batches that share a transaction; nil: each batch commits on its own
+	Wake   <-chan struct{} // with Shared: receives when another process released a host, added URLs or a rule
 }
 
 // Name is the job's display name.
@@ -135,7 +139,7 @@ func DefaultConfig() Config {
 func (c *Config) fetchOptions(r fetch.Resolver) fetch.Options {
 	return fetch.Options{UserAgent: c.UserAgent, MaxBody: c.MaxBody, Timeout: c.Timeout,
 		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate, CAFile: c.CAFile,
-		Resolver: r}
+		Resolver: r, Headers: c.Headers}
 }
 
 // ErrUsage marks a configuration error (exit code 2).

@@ -192,6 +192,16 @@ CREATE TABLE jobs (
 	name  TEXT NOT NULL UNIQUE
 );
 `,
+	// 12: the database's identity, drawn once at random: each run's
+	// folder under --out is runs/IDENTITY-RUN, so that two databases
+	// writing to one folder never share a run's.
+	11: `
+CREATE TABLE store_identity (
+	id  INTEGER PRIMARY KEY CHECK (id = 1),
+	name TEXT NOT NULL
+);
+INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
+`,
 }
 
 // errForeign says a file belongs to another application.

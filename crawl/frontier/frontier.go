@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -124,6 +125,7 @@ type Fetch struct {
 // Run is one crawl run.
 type Run struct {
 	ID        int64
+	Store     string // the database's identity (BeginRun's; see Folder)
 	Job       string
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running or if the run died
@@ -132,6 +134,17 @@ type Run struct {
 	Report    []byte    // report.json as written; nil while running
 	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
 	PaceBy    string    // what owned a pace (--pace-by): "host", "domain" or "ip"; "" for a run of an older polite
+}
+
+// Folder names the run's own folder under the output folder: the
+// database's identity and the run's number ("3f2a9c01-7"), so that two
+// databases, or jobs on them, writing to one folder never share a run's;
+// a run without a store identity (a test's) is its number alone.
+func (r Run) Folder() string {
+	if r.Store == "" {
+		return strconv.FormatInt(r.ID, 10)
+	}
+	return r.Store + "-" + strconv.FormatInt(r.ID, 10)
 }
 
 // Beat is how often a running crawl refreshes its lock and its run;

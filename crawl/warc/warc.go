@@ -34,6 +34,7 @@ type Info struct {
 	Job       string // the job the run belongs to
 	Run       string // the run's id
 	Purpose   string // what the crawl declares it is for (--purpose), "" for none
+	Redacted  string // which secrets the records hide, in words; "" for none
 }
 
 // Options says where the files go and what they are called.

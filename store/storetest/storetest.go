@@ -120,6 +120,7 @@ func Run(t *testing.T, c Config) {
 		{"RobotsRoundTrip", testRobotsRoundTrip},
 		{"RobotsCacheIsShared", testRobotsCacheIsShared},
 		{"RunsRoundTrip", testRunsRoundTrip},
+		{"StoreIdentityNamesRunFolders", testStoreIdentity},
 		{"FetchesRoundTrip", testFetchesRoundTrip},
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
