@@ -19,7 +19,7 @@ import (
 // check uses (RobotsFor).
 func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
-		rb, cp, err := robotscache.Cached(sc.robots, h.key, now)
+		rb, cp, err := robotscache.CachedFor(sc.robots, h.key, now, sc.cfg.Usage)
 		if err != nil {
 			return err
 		}
@@ -35,7 +35,7 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 	h.begin(now)
 	sc.pacer.Begin(h.pace(), now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	h.robots = robotscache.NewChain(u)
+	h.robots = robotscache.NewChain(u).WithUsage(sc.cfg.Usage)
 	h.robots.Refuse = sc.excl.Refuses
 	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now), robots: true})
 	return nil
@@ -136,6 +136,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 // useRobots applies a host's robots.txt: its rules and its published floors.
 func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	h.rb, h.robotsRetryAt = rb, time.Time{}
+	sc.cfg.Usage.SetRobots(h.key, rb)
 	g := rb.Group(sc.agent)
 	switch rb.Access {
 	case robots.Parsed:

@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
+	"github.com/polite-crawler/polite/crawl/usage"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
@@ -39,6 +40,8 @@ type Report struct {
 	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
+	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
+	Purpose      string            `json:"purpose,omitempty"`              // the declared --purpose, comma-separated
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -244,6 +247,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
+	r.writeUsage(&b)
 	for _, x := range r.ExcludedBy { // the hosts it covered whole are among those stopped
 		if x.URLs > 0 {
 			fmt.Fprintf(&b, "  %d %s excluded by the operator: %s\n", x.URLs, Plural(x.URLs, "URL", "URLs"), x.Rule)
