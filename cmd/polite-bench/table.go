@@ -185,9 +185,16 @@ func (t *throughputResult) print(w io.Writer) {
 	if t.inProcess != nil {
 		line("polite (in process, profiled)", *t.inProcess, false, true)
 	}
+	for _, p := range t.peers {
+		line(p.name, p.f, true, p.kept)
+	}
+	if t.colly != nil {
+		line("colly (Async, 1 per host, mean of 2)", *t.colly, true, false)
+	}
 	line("reference (net/http, bodies discarded)", t.reference, false, false)
 	tw.Flush()
 	fmt.Fprintf(w, "polite / reference: %.2f (to 90%%: %.2f)\n", t.polite.rate()/t.reference.rate(), t.polite.sustained()/t.reference.sustained())
+	t.printRatios(w)
 	if t.note != "" {
 		fmt.Fprintln(w, strings.TrimSpace(t.note))
 	}

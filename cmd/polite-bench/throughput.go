@@ -64,6 +64,8 @@ type throughputResult struct {
 	hosts, pages, concurrency int
 	polite, reference         crawlerFigures
 	withWarc                  *crawlerFigures // polite with --warc
+	colly                     *crawlerFigures // the colly crawler, mean of two runs
+	peers                     []peer          // the -baseline binary
 	shared                    *crawlerFigures // sharedThroughputWorkers binaries on one PostgreSQL
 	sharedDistinct            int             // distinct pages they fetched
 	inProcess                 *crawlerFigures
@@ -99,6 +101,11 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.progress("throughput: colly, %d URLs", len(urls))
+	colly1, haveColly, err := b.colly(ctx, dir, urls, origins)
+	if err != nil {
+		return err
+	}
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
@@ -118,6 +125,9 @@ func (b *bench) runThroughput(ctx context.Context) error {
 		}
 		t.withWarc = &f
 	}
+	if t.peers, err = b.peers(ctx, dir, urls, origins); err != nil {
+		return err
+	}
 	if base := os.Getenv(benchPostgres); base != "" {
 		b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, o.polite, len(urls))
 		f, distinct, err := runWorkers(ctx, o, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
@@ -125,6 +135,15 @@ func (b *bench) runThroughput(ctx context.Context) error {
 			return err
 		}
 		t.shared, t.sharedDistinct = &f, distinct
+	}
+	if haveColly {
+		b.progress("throughput: colly again")
+		colly2, _, err := b.colly(ctx, dir, urls, origins)
+		if err != nil {
+			return err
+		}
+		c := mean(colly1, colly2)
+		t.colly = &c
 	}
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
