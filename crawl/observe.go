@@ -48,7 +48,7 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	}
 	throttled = h.count(resp, o.RetryAfter > 0)
 	s.refusals(h, resp)
-	h.stats.Timeline = append(h.stats.Timeline, report.Point{
+	h.stats.AddPoint(report.Point{
 		AtS:         now.Sub(s.start).Seconds(),
 		DelayS:      s.pacer.Delay(h.pace(), now).Seconds(),
 		LatencyMS:   report.Millis(resp.TTFB),

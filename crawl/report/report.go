@@ -101,9 +101,11 @@ type HostStats struct {
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
 	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
-	Timeline      []Point         `json:"timeline,omitempty"`
+	Timeline      []Point         `json:"timeline,omitempty"`   // at most timelineMax points (AddPoint)
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
+
+	per, inLast int // responses each point of Timeline stands for, and the last one so far (AddPoint)
 }
 
 // Point is one response on a host's timeline.
