@@ -43,6 +43,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -67,12 +68,13 @@ type options struct {
 	warc          bool   // also run the throughput scenario's polite with --warc
 	baseline      string // another polite binary measured beside -polite (before/after)
 	colly         string // the colly crawler's binary
+	scalePages    []int  // pages per origin of each run of the scale scenario
 	cpuprofile    string
 	profileWarc   bool // the -cpuprofile crawl writes WARC files too
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds", "scale"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -90,6 +92,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.warc, "warc", true, "also run polite with --warc in the throughput scenario")
 	fs.StringVar(&o.baseline, "baseline", "", "another polite binary to run beside -polite in the throughput scenario (a before/after ratio)")
 	fs.StringVar(&o.colly, "colly", "bin/polite-colly", "the colly crawler of the throughput scenario (make bench builds it; left out when missing)")
+	var scalePages string
+	fs.StringVar(&scalePages, "scale-pages", "250,2500", "pages per origin of each run of the scale scenario (-hosts origins), comma-separated")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
 	fs.BoolVar(&o.profileWarc, "cpuprofile-warc", false, "the -cpuprofile crawl writes WARC files too, as --warc does")
 	if err := fs.Parse(args); err != nil {
@@ -105,6 +109,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-window must be positive")
 	case o.concurrency < 1 || o.hosts < 1 || o.pages < 1:
 		return o, fmt.Errorf("-concurrency, -hosts and -pages must be at least 1")
+	}
+	for _, f := range strings.Split(scalePages, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-scale-pages: %q is not a number of pages", f)
+		}
+		o.scalePages = append(o.scalePages, n)
 	}
 	o.only = map[string]bool{}
 	for _, k := range strings.Split(only, ",") {
@@ -163,6 +174,7 @@ type table struct {
 	rows       []row
 	throughput *throughputResult
 	seeds      *seedsResult
+	scale      []scaleRun
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -182,6 +194,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"shared", b.shared},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
+		{"scale", b.runScale},
 	}
 	for _, s := range steps {
 		if !b.opts.runs(s.key) {

@@ -64,6 +64,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		s.print(w)
 		fmt.Fprintln(w)
 	}
+	if len(b.scale) > 0 {
+		printScale(w, b.scale)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "targets (polite):")
 	for _, l := range b.targets(o) {
 		fmt.Fprintln(w, "  "+l)
@@ -152,6 +156,9 @@ func (b *table) targets(o options) []string {
 	}
 	if s := b.seeds; s != nil {
 		out = append(out, s.target())
+	}
+	if len(b.scale) > 0 {
+		out = append(out, scaleTarget(b.scale))
 	}
 	if len(out) == 0 {
 		out = append(out, "none ran")

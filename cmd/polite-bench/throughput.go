@@ -202,11 +202,12 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 		return f, err
 	}
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
+	limit := runLimit(len(urls))
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	args := append([]string{"crawl", "--db", db, "--out", out, "--job", "throughput",
 		"--floor", "0", "--start", "0", "--decrease", "0", "--concurrency", strconv.Itoa(o.concurrency),
-		"--progress", "never", "--user-agent", userAgent, "--max-duration", throughputTimeout.String()}, extra...)
+		"--progress", "never", "--user-agent", userAgent, "--max-duration", limit.String()}, extra...)
 	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
