@@ -104,7 +104,7 @@ func (s *hostSet) refusals(h *hostRun, resp fetch.Response) {
 // answer was a throttle (429 or 503).
 func (h *hostRun) count(resp fetch.Response, retryAfter bool) (throttled bool) {
 	if resp.Err == nil {
-		h.latencies = append(h.latencies, resp.TTFB)
+		h.latencies.Add(resp.TTFB)
 	}
 	return h.stats.Count(resp.Answered(), resp.Reason, len(resp.Body), retryAfter)
 }
