@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -25,6 +26,14 @@ func (h *HostStats) MarkHold(kind HoldKind, start, at time.Time, span time.Durat
 		return
 	}
 	h.Holds = append(h.Holds, HoldMark{Kind: kind, AtS: at.Sub(start).Seconds(), SpanS: span.Seconds()})
+}
+
+// ShortDuration is d as a person reads a short wait: "250ms", "1.5s".
+func ShortDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 // Millis is d in milliseconds, as the report's latencies are given.
