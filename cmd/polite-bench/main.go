@@ -93,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.baseline, "baseline", "", "another polite binary to run beside -polite in the throughput scenario (a before/after ratio)")
 	fs.StringVar(&o.colly, "colly", "bin/polite-colly", "the colly crawler of the throughput scenario (make bench builds it; left out when missing)")
 	var scalePages string
-	fs.StringVar(&scalePages, "scale-pages", "250,2500", "pages per origin of each run of the scale scenario (-hosts origins), comma-separated")
+	fs.StringVar(&scalePages, "scale-pages", "250,1000", "pages per origin of each run of the scale scenario (-hosts origins), comma-separated")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
 	fs.BoolVar(&o.profileWarc, "cpuprofile-warc", false, "the -cpuprofile crawl writes WARC files too, as --warc does")
 	if err := fs.Parse(args); err != nil {
