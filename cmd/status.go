@@ -80,6 +80,9 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
 					opts.Width = io.Width()
 				}
 				if opts.Job != "" {
+					if err := findJob(db, &opts.Job); err != nil {
+						return err
+					}
 					return runJobStatus(io.Out, db, opts.Job, opts.JSON)
 				}
 				return runStatus(io.Out, db, opts)
@@ -141,6 +144,7 @@ type holdStatus struct {
 type runRow struct {
 	ID        int64     `json:"id"`
 	Job       string    `json:"job"`
+	Name      string    `json:"job_name,omitempty"` // the job's display name, when it has one
 	Started   time.Time `json:"started"`
 	Ended     time.Time `json:"ended,omitzero"`
 	ExitCode  int       `json:"exit_code"`
@@ -206,44 +210,10 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 			return runHostStory(w, db, st, o, now)
 		}
 	}
-	copies, err := db.RobotsCopies()
+	rows, groups, err := hostRows(db, states, o, now)
 	if err != nil {
 		return err
 	}
-	robotsAt := map[string]time.Time{}
-	for _, c := range copies {
-		robotsAt[c.Host] = c.FetchedAt
-	}
-	ms, err := db.PaceGroups()
-	if err != nil {
-		return err
-	}
-	learned := map[string]bool{}
-	for _, st := range states {
-		learned[st.Host] = true
-	}
-	groups := groupRows(ms, learned)
-	var rows []hostStatus
-	for _, st := range states {
-		if o.Host != "" && !strings.Contains(st.Host, o.Host) && !matchesMember(groups, st.Host, o.Host) {
-			continue
-		}
-		r := hostRow(st, o, now)
-		r.Members = membersOf(groups, st.Host)
-		if t, ok := robotsAt[st.Host]; ok {
-			r.RobotsAt, r.RobotsAgeS = t, max(0, now.Sub(t)).Seconds()
-		}
-		rows = append(rows, r)
-	}
-	if o.Host != "" && len(rows) == 0 {
-		return fmt.Errorf("no known host matches %q (polite status lists them all)", o.Host)
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].NextDelayS != rows[j].NextDelayS {
-			return rows[i].NextDelayS > rows[j].NextDelayS
-		}
-		return rows[i].Host < rows[j].Host
-	})
 	rs, err := listRuns(db, "", o.Runs, now)
 	if err != nil {
 		return err
@@ -286,6 +256,50 @@ func runStatus(w io.Writer, db statusDB, o *statusOptions) error {
 		writeRuns(tw, rs, now, o.Loc)
 	}
 	return tw.Flush()
+}
+
+// hostRows is status's host table: every learned host (or those --host
+// matches) with its pace group and robots.txt age, slowest first.
+func hostRows(db statusDB, states []pace.State, o *statusOptions, now time.Time) ([]hostStatus, []groupStatus, error) {
+	copies, err := db.RobotsCopies()
+	if err != nil {
+		return nil, nil, err
+	}
+	robotsAt := map[string]time.Time{}
+	for _, c := range copies {
+		robotsAt[c.Host] = c.FetchedAt
+	}
+	ms, err := db.PaceGroups()
+	if err != nil {
+		return nil, nil, err
+	}
+	learned := map[string]bool{}
+	for _, st := range states {
+		learned[st.Host] = true
+	}
+	groups := groupRows(ms, learned)
+	var rows []hostStatus
+	for _, st := range states {
+		if o.Host != "" && !strings.Contains(st.Host, o.Host) && !matchesMember(groups, st.Host, o.Host) {
+			continue
+		}
+		r := hostRow(st, o, now)
+		r.Members = membersOf(groups, st.Host)
+		if t, ok := robotsAt[st.Host]; ok {
+			r.RobotsAt, r.RobotsAgeS = t, max(0, now.Sub(t)).Seconds()
+		}
+		rows = append(rows, r)
+	}
+	if o.Host != "" && len(rows) == 0 {
+		return nil, nil, fmt.Errorf("no known host matches %q (polite status lists them all)", o.Host)
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].NextDelayS != rows[j].NextDelayS {
+			return rows[i].NextDelayS > rows[j].NextDelayS
+		}
+		return rows[i].Host < rows[j].Host
+	})
+	return rows, groups, nil
 }
 
 // shortDuration prints a flag's duration without trailing zero units:

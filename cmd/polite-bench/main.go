@@ -74,7 +74,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds", "scale"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "scale"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -172,6 +172,7 @@ type bench struct {
 // and the seed loading figures; it prints them with the targets.
 type table struct {
 	rows       []row
+	coord      []coordRow // the coordinator scenario, one row per claimer count
 	throughput *throughputResult
 	seeds      *seedsResult
 	scale      []scaleRun
@@ -192,6 +193,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"nightly", b.nightly},
 		{"sharedserver", b.sharedServer},
 		{"shared", b.shared},
+		{"coordinator", b.coordinator},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
 		{"scale", b.runScale},

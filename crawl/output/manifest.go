@@ -4,6 +4,8 @@ import "github.com/polite-crawler/polite/crawl/frontier"
 
 // ManifestLine is one line of manifest.jsonl: a URL's final fetch.
 type ManifestLine struct {
+	Job         string          `json:"job"`
+	Run         int64           `json:"run"`
 	URL         string          `json:"url"`
 	Status      int             `json:"status"`
 	File        string          `json:"file,omitempty"`

@@ -46,6 +46,10 @@ type Report struct {
 	// SharedAddrs are, in a run paced by host, the addresses several host
 	// names resolved to, with the names (see PaceAdvice).
 	SharedAddrs map[string][]string `json:"shared_addresses,omitempty"`
+	// LeaseLost is how many changes to entries a worker of a shared
+	// crawl recorded after their lease had gone to another worker: an
+	// error (its heartbeat came too late), the changes dropped.
+	LeaseLost int `json:"lease_lost,omitempty"`
 }
 
 // Totals sums the hosts.
@@ -105,7 +109,10 @@ type HostStats struct {
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
+	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
+
 	per, inLast int // responses each point of Timeline stands for, and the last one so far (AddPoint)
+	refusing    int // 401 and 403 answers in a row (Refusing)
 }
 
 // Point is one response on a host's timeline.
@@ -158,6 +165,25 @@ func (r *Report) TLSRefused() []*HostStats {
 	return hs
 }
 
+// Refusing lists the hosts that refused polite's credentials
+// (HostStats.RefusedAll): their URLs wait for the next run, and they
+// fail the run as an unreachable host does.
+func (r *Report) Refusing() []*HostStats {
+	var hs []*HostStats
+	for _, h := range r.Hosts {
+		if h.RefusedAll() {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// HostFailed reports whether a host failed the run: unreachable all run,
+// its TLS refused, or refusing polite's requests (401, 403).
+func (r *Report) HostFailed() bool {
+	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
+}
+
 // Outcome says what the exit code means for this run, for the HTML
 // header: an exit 0 with URLs waiting does not claim every URL fetched.
 func (r *Report) Outcome() string {
@@ -169,6 +195,9 @@ func (r *Report) Outcome() string {
 	}
 	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
 		return "a host's TLS was refused: its URLs wait for the next run"
+	}
+	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
+		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
 	}
 	return ExitMeaning(r.ExitCode)
 }
@@ -208,6 +237,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", r.Budgets())
 	}
 
+	if r.LeaseLost > 0 {
+		fmt.Fprintf(&b, "  error: %d %s recorded after the lease had gone to another worker (dropped)\n",
+			r.LeaseLost, Plural(r.LeaseLost, "entry", "entries"))
+	}
 	r.Sitemaps.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
@@ -316,7 +349,7 @@ func stoppedEarly(s frontier.Stop) bool {
 	case "", frontier.StopDone, frontier.StopUnreachable:
 		return false
 	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopTLS, frontier.StopDeferred,
-		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError, frontier.StopOperator:
+		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError, frontier.StopOperator, frontier.StopAuth:
 		return true
 	}
 	return true // a report of an older polite: its sentence
@@ -340,59 +373,6 @@ func backoffWhy(h *HostStats) string {
 	return "  (" + strings.Join(parts, ", ") + ")"
 }
 
-// Plural is one when n is 1 and many otherwise, for the report's sentences.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// HumanSeconds renders a delay in seconds the way status and the reports
-// show it: "0.84s", "12.0s", "2m05s", "1h10m".
-func HumanSeconds(s float64) string {
-	switch {
-	case s < 10:
-		return fmt.Sprintf("%.2fs", s)
-	case s < 60:
-		return fmt.Sprintf("%.1fs", s)
-	}
-	return HumanDuration(s)
-}
-
-// HumanDuration renders a span of seconds for a person: "850ms", "4.2s",
-// "4m12s", "1h02m", "3d04h".
-func HumanDuration(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute-50*time.Millisecond:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 48*time.Hour:
-		d = d.Round(time.Minute)
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	d = d.Round(time.Hour)
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-}
-
-// HumanBytes renders a byte count: "512 B", "3.4 KiB", "48.1 MiB".
-func HumanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // Summary is the report in one line, as the runs table keeps it.
 func (r *Report) Summary() string {
 	var sum strings.Builder
@@ -403,6 +383,9 @@ func (r *Report) Summary() string {
 	}
 	if n := len(r.TLSRefused()); n > 0 {
 		fmt.Fprintf(&sum, ", %d %s TLS refused", n, Plural(n, "host's", "hosts'"))
+	}
+	if n := len(r.Refusing()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s refusing (401, 403)", n, Plural(n, "host", "hosts"))
 	}
 	if len(r.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", r.Budgets())

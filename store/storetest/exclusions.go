@@ -13,26 +13,10 @@ import (
 func testExclusions(t *testing.T, v *env) {
 	db := v.db
 	other := v.open(v.clock.Now)
-	version := func(s Store) int64 {
-		t.Helper()
-		n, err := s.ExclusionsVersion()
-		if err != nil {
-			t.Fatalf("ExclusionsVersion: %v", err)
-		}
-		return n
-	}
-	list := func(s Store) []frontier.Exclusion {
-		t.Helper()
-		xs, err := s.Exclusions()
-		if err != nil {
-			t.Fatalf("Exclusions: %v", err)
-		}
-		return xs
-	}
-	if xs := list(db); len(xs) != 0 {
+	if xs := exclusionList(t, db); len(xs) != 0 {
 		t.Fatalf("a new database has exclusions %+v", xs)
 	}
-	last := version(db)
+	last := exclusionsVersion(t, db)
 	steps := []struct {
 		name      string
 		do        func() (bool, error)
@@ -65,11 +49,11 @@ func testExclusions(t *testing.T, v *env) {
 		if got != st.want {
 			t.Errorf("%s = %v, want %v", st.name, got, st.want)
 		}
-		now := version(db)
+		now := exclusionsVersion(t, db)
 		if moved := now != last; moved != st.wantMoved || now < last {
 			t.Errorf("%s: version %d -> %d, want moved %v (and never back)", st.name, last, now, st.wantMoved)
 		}
-		if seen := version(other); seen != now {
+		if seen := exclusionsVersion(t, other); seen != now {
 			t.Errorf("%s: another handle reads version %d, want %d", st.name, seen, now)
 		}
 		last = now
@@ -79,7 +63,7 @@ func testExclusions(t *testing.T, v *env) {
 		{Rule: "b.example", Reason: "asked us to stop", AddedAt: T0},
 	}
 	for _, s := range []Store{db, other} {
-		got := list(s)
+		got := exclusionList(t, s)
 		if len(got) != len(want) {
 			t.Fatalf("Exclusions = %+v, want %+v", got, want)
 		}
@@ -94,4 +78,22 @@ func testExclusions(t *testing.T, v *env) {
 	if _, err := db.AddExclusion(frontier.Exclusion{}); err == nil {
 		t.Error("AddExclusion of no rule: no error")
 	}
+}
+
+func exclusionsVersion(t *testing.T, s Store) int64 {
+	t.Helper()
+	n, err := s.ExclusionsVersion()
+	if err != nil {
+		t.Fatalf("ExclusionsVersion: %v", err)
+	}
+	return n
+}
+
+func exclusionList(t *testing.T, s Store) []frontier.Exclusion {
+	t.Helper()
+	xs, err := s.Exclusions()
+	if err != nil {
+		t.Fatalf("Exclusions: %v", err)
+	}
+	return xs
 }
