@@ -129,7 +129,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, limit), sc.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
 	h.stats.MarkHold(report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
-	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
+	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, report.ShortDuration(h.robotsWait))
 	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in_s", report.Seconds(h.robotsWait))
 }
 

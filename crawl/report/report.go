@@ -108,13 +108,14 @@ type HostStats struct {
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
 	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
-	Timeline      []Point         `json:"timeline,omitempty"`
+	Timeline      []Point         `json:"timeline,omitempty"`   // at most timelineMax points (AddPoint)
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
 	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
 
-	refusing int // 401 and 403 answers in a row (Refusing)
+	per, inLast int // responses each point of Timeline stands for, and the last one so far (AddPoint)
+	refusing    int // 401 and 403 answers in a row (Refusing)
 }
 
 // Point is one response on a host's timeline.
