@@ -189,7 +189,7 @@ func (c *crawler) prepare() (passStart, error) {
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
 			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log,
-			Redacted: c.cfg.Headers.Secrets()}
+			Purpose: c.cfg.Usage.Declared(), Redacted: c.cfg.Headers.Secrets()}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -255,7 +255,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
 		RunID: c.run.ID, Job: c.cfg.Name(), End: end,
-		Rejected: c.rejected,
+		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(), Purpose: c.cfg.Usage.Declared(),
 		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {

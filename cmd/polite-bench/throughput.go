@@ -64,6 +64,8 @@ type throughputResult struct {
 	hosts, pages, concurrency int
 	polite, reference         crawlerFigures
 	withWarc                  *crawlerFigures // polite with --warc
+	colly                     *crawlerFigures // the colly crawler, mean of two runs
+	peers                     []peer          // the -baseline binary
 	shared                    *crawlerFigures // sharedThroughputWorkers binaries on one PostgreSQL
 	sharedDistinct            int             // distinct pages they fetched
 	inProcess                 *crawlerFigures
@@ -99,6 +101,11 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.progress("throughput: colly, %d URLs", len(urls))
+	colly1, haveColly, err := b.colly(ctx, dir, urls, origins)
+	if err != nil {
+		return err
+	}
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
@@ -118,6 +125,9 @@ func (b *bench) runThroughput(ctx context.Context) error {
 		}
 		t.withWarc = &f
 	}
+	if t.peers, err = b.peers(ctx, dir, urls, origins); err != nil {
+		return err
+	}
 	if base := os.Getenv(benchPostgres); base != "" {
 		b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, o.polite, len(urls))
 		f, distinct, err := runWorkers(ctx, o, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
@@ -125,6 +135,15 @@ func (b *bench) runThroughput(ctx context.Context) error {
 			return err
 		}
 		t.shared, t.sharedDistinct = &f, distinct
+	}
+	if haveColly {
+		b.progress("throughput: colly again")
+		colly2, _, err := b.colly(ctx, dir, urls, origins)
+		if err != nil {
+			return err
+		}
+		c := mean(colly1, colly2)
+		t.colly = &c
 	}
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
@@ -183,11 +202,12 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 		return f, err
 	}
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
+	limit := runLimit(len(urls))
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	args := append([]string{"crawl", "--db", db, "--out", out, "--job", "throughput",
 		"--floor", "0", "--start", "0", "--decrease", "0", "--concurrency", strconv.Itoa(o.concurrency),
-		"--progress", "never", "--user-agent", userAgent, "--max-duration", throughputTimeout.String()}, extra...)
+		"--progress", "never", "--user-agent", userAgent, "--max-duration", limit.String()}, extra...)
 	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output

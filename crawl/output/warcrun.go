@@ -46,6 +46,11 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 	if w == nil || cp == nil {
 		return warc.Capture{}, false, nil
 	}
+	if resp.Reason.Usage() {
+		// The content is not kept: a record says what was left out and why.
+		return warc.Capture{}, false, w.WriteMetadata(u.String(), cp.At, [][2]string{
+			{"status", strconv.Itoa(resp.Status)}, {"not-kept", resp.Reason.String()}})
+	}
 	ex := warc.Exchange{URL: u.String(), Date: cp.At, IP: cp.IP, Request: cp.Request,
 		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut, Protocol: cp.Protocol}
 	digest := ""
@@ -70,6 +75,7 @@ type Warc struct {
 	Agent     string       // the product token robots.txt is obeyed for
 	MaxSize   int64        // a file is closed at MaxSize (0: warc.DefaultMaxSize)
 	Log       *slog.Logger // told of the files of earlier runs indexed again; nil: not told
+	Purpose   string       // --purpose, for warcinfo
 	Redacted  []string     // the secret request headers, whose values the records hide
 }
 
@@ -90,7 +96,8 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
-			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10), Redacted: redactedNote(cfg.Redacted)},
+			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10), Purpose: cfg.Purpose,
+			Redacted: redactedNote(cfg.Redacted)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open WARC files: %w", err)

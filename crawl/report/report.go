@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
+	"github.com/polite-crawler/polite/crawl/usage"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
@@ -40,6 +41,8 @@ type Report struct {
 	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
+	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
+	Purpose      string            `json:"purpose,omitempty"`              // the declared --purpose, comma-separated
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -106,13 +109,14 @@ type HostStats struct {
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
 	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
-	Timeline      []Point         `json:"timeline,omitempty"`
+	Timeline      []Point         `json:"timeline,omitempty"`   // at most timelineMax points (AddPoint)
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
 	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
 
-	refusing int // 401 and 403 answers in a row (Refusing)
+	per, inLast int // responses each point of Timeline stands for, and the last one so far (AddPoint)
+	refusing    int // 401 and 403 answers in a row (Refusing)
 }
 
 // Point is one response on a host's timeline.
@@ -178,30 +182,6 @@ func (r *Report) Refusing() []*HostStats {
 	return hs
 }
 
-// HostFailed reports whether a host failed the run: unreachable all run,
-// its TLS refused, or refusing polite's requests (401, 403).
-func (r *Report) HostFailed() bool {
-	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
-}
-
-// Outcome says what the exit code means for this run, for the HTML
-// header: an exit 0 with URLs waiting does not claim every URL fetched.
-func (r *Report) Outcome() string {
-	if r.ExitCode == exitOK && r.Totals.Waiting > 0 {
-		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, Plural(r.Totals.Waiting, "URL", "URLs"))
-	}
-	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
-		return "a host was unreachable for the whole run"
-	}
-	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
-		return "a host's TLS was refused: its URLs wait for the next run"
-	}
-	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
-		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
-	}
-	return ExitMeaning(r.ExitCode)
-}
-
 // Throttled is the host's 429 and 503 answers.
 func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 
@@ -245,6 +225,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
+	r.writeUsage(&b)
 	for _, x := range r.ExcludedBy { // the hosts it covered whole are among those stopped
 		if x.URLs > 0 {
 			fmt.Fprintf(&b, "  %d %s excluded by the operator: %s\n", x.URLs, Plural(x.URLs, "URL", "URLs"), x.Rule)
