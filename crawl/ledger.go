@@ -28,6 +28,7 @@ type ledger struct {
 
 	dead   []report.DeadURL
 	counts map[frontier.State]int // outcomes of this run
+	wait   int                    // the job's waiting entries, as this run wrote them: the report's count when the store is lost
 	err    error                  // the first manifest write that failed
 }
 
@@ -95,9 +96,11 @@ func (l *ledger) flush(f Frontier) (added bool, err error) {
 	if len(l.added)+len(l.changed)+len(l.fetches) == 0 {
 		return false, nil
 	}
-	if _, err := f.Record(l.job, l.added, l.changed, l.fetches); err != nil {
+	n, err := f.Record(l.job, l.added, l.changed, l.fetches)
+	if err != nil {
 		return false, err
 	}
+	l.wait += n - frontier.Settled(l.changed)
 	added = len(l.added) > 0
 	l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
 	return added, nil

@@ -92,7 +92,7 @@ func newScheduler(c *crawler) *scheduler {
 		maxDuration: cfg.MaxDuration, maxRetryAfter: cfg.Pace.MaxRetryAfter, job: cfg.Job, pacer: sc.pacer, groups: c.groups,
 		floors: cfg.FloorHosts, log: cfg.Logger, byKey: map[string]*hostRun{}, paced: map[string]*paceGroup{}}
 	if cfg.Sitemaps {
-		sc.maps = newSitemapRun(cfg, c.fetch.Origins())
+		sc.maps = newSitemapRun(cfg, c.fetch.Origins(), &sc.links)
 	}
 	return sc
 }

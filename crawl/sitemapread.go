@@ -31,6 +31,8 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	switch {
 	case d.fate == fateNotModified:
 		return
+	case d.fate == fateRedirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
+		m.stats(m.links.Target(e.URL), e.URL)
 	case d.fate == fateDone && r.sitemap != nil:
 		m.read(st, e, r.sitemap, now)
 	case d.fate == fateDone:
@@ -48,16 +50,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 // level), a urlset's or text sitemap's pages, each as the protocol and
 // --scope allow.
 func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
-	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
-	if err := res.Err(); err != nil {
-		st.Error = err.Error()
-	}
-	for i, p := range res.Problems {
-		if i == maxSitemapProblems {
-			break
-		}
-		st.Problems = append(st.Problems, p.String())
-	}
+	st.Took(res, maxSitemapProblems)
 	from, _ := urls.Parse(e.URL)
 	listed := sitemap.Listed{Sitemap: e.URL}
 	if e.Kind == frontier.SitemapChild {

@@ -68,6 +68,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		s.print(w)
 		fmt.Fprintln(w)
 	}
+	if s := b.sitemaps; s != nil {
+		s.print(w)
+		fmt.Fprintln(w)
+	}
 	if len(b.scale) > 0 {
 		printScale(w, b.scale)
 		fmt.Fprintln(w)
@@ -159,6 +163,9 @@ func (b *table) targets(o options) []string {
 			s.pages, t.sharedDistinct, t.urls(), s.recorded, s.rate(), s.rate()/t.polite.rate()))
 	}
 	if s := b.seeds; s != nil {
+		out = append(out, s.target())
+	}
+	if s := b.sitemaps; s != nil {
 		out = append(out, s.target())
 	}
 	if len(b.scale) > 0 {

@@ -72,6 +72,8 @@ type Discovery struct {
 	Log    *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+	redirectTo   map[string]string // URL -> the redirect target queued for it, this run
+	seedChain    map[string]bool   // targets a seed's own redirects led to, this run
 	chain        map[string]int    // a Link relation's target -> its place in its chain, this run
 }
 
@@ -109,11 +111,17 @@ func (d *Discovery) Found(e frontier.Entry, links Links, now time.Time) []fronti
 }
 
 // Redirect returns the entry for a 3xx target, to pass robots.txt and
-// pacing of its own host, at the same depth as e (fetched from from). It
-// returns why the redirect was refused instead ("" with no entry when
-// there is no Location or it leaves --scope): a scheme other than
-// http(s), an unusable Location, a chain longer than MaxHops, or a loop
-// back into its own chain.
+// pacing of its own host, at the same depth as e (fetched from from), of
+// e's kind (a sitemap's target is read as a sitemap). It returns why the
+// redirect was refused instead ("" with no entry when there is no
+// Location or it leaves --scope): a scheme other than http(s), an
+// unusable Location, a chain longer than MaxHops, or a loop back into
+// its own chain.
+//
+// Only a seed's own redirects may leave --scope. Every other URL (a
+// page's link, a sitemap robots.txt names or an index lists, a URL a
+// sitemap lists, and the redirects of each) is held to it at every hop:
+// a sitemap's URLs enter at depth 0 as seeds do, but are not seeds.
 func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now time.Time) (*frontier.Entry, frontier.Reason) {
 	if loc == "" {
 		return nil, ""
@@ -140,23 +148,44 @@ func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if e.Hops+1 > MaxHops {
 		return refuse(frontier.ReasonTooManyRedirects, "hops", e.Hops+1)
 	}
-	if e.Depth > 0 && !urls.InScope(d.Scope, from, u) {
-		// A link found on a page may not leave --scope by redirecting;
-		// a seed's redirects are the user's to follow.
+	seed := d.seedsOwn(e)
+	if !seed && !urls.InScope(d.Scope, from, u) {
 		d.Log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.Scope)
 		return nil, ""
 	}
 	if d.redirectFrom == nil {
-		d.redirectFrom = map[string]string{}
+		d.redirectFrom, d.redirectTo, d.seedChain = map[string]string{}, map[string]string{}, map[string]bool{}
 	}
 	if _, seen := d.redirectFrom[target]; !seen {
 		d.redirectFrom[target] = e.URL
 	}
+	d.redirectTo[e.URL] = target
+	if seed {
+		d.seedChain[target] = true
+	}
 	return &frontier.Entry{
-		Job: d.Job, URL: target, Host: urls.Host(u), State: frontier.Queued,
+		Job: d.Job, URL: target, Host: urls.Host(u), State: frontier.Queued, Kind: e.Kind,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: now,
 	}, ""
 }
+
+// seedsOwn reports whether e's redirects are a seed's own, free to leave
+// --scope: e is a seed (depth 0, no parent, no hop) or a target a seed's
+// redirects led to this run. A chain a run left half followed is held to
+// --scope from its next hop on, in the next run.
+func (d *Discovery) seedsOwn(e frontier.Entry) bool {
+	if e.Depth > 0 {
+		return false
+	}
+	if e.Hops == 0 {
+		return e.Parent == ""
+	}
+	return d.seedChain[e.URL]
+}
+
+// Target returns the target queued for u's redirect this run; "" when
+// u did not redirect, or its redirect was refused or left --scope.
+func (d *Discovery) Target(u string) string { return d.redirectTo[u] }
 
 // inChain reports whether target is e itself or one of the URLs whose
 // redirects led to e: the entry's parent (kept in the frontier), then the

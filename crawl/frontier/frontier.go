@@ -54,6 +54,27 @@ func (s State) Valid() bool {
 	return false
 }
 
+// Waits reports whether an entry in state s waits for a run: queued,
+// deferred or in flight (taken by a run that did not settle it).
+func (s State) Waits() bool { return s == Queued || s == Deferred || s == InFlight }
+
+// Waiting sums the entries of counts (a job's, by state) that wait.
+func Waiting(counts map[State]int) int {
+	return counts[Queued] + counts[Deferred] + counts[InFlight]
+}
+
+// Settled counts the entries of es that a run settled: in a state that
+// no longer waits.
+func Settled(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		if !e.State.Waits() {
+			n++
+		}
+	}
+	return n
+}
+
 // Entry is one URL of a job's frontier.
 type Entry struct {
 	ID           int64

@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -69,22 +70,29 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 type Warc struct {
 	OutDir    string // the output folder; the files go to OutDir/warc
 	Job       string
-	Software  string   // name and version, "polite/1.4.0"; "" for "polite"
-	UserAgent string   // sent on every request
-	Agent     string   // the product token robots.txt is obeyed for
-	MaxSize   int64    // a file is closed at MaxSize (0: warc.DefaultMaxSize)
-	Purpose   string   // --purpose, for warcinfo
-	Redacted  []string // the secret request headers, whose values the records hide
+	Software  string       // name and version, "polite/1.4.0"; "" for "polite"
+	UserAgent string       // sent on every request
+	Agent     string       // the product token robots.txt is obeyed for
+	MaxSize   int64        // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	Log       *slog.Logger // told of the files of earlier runs indexed again; nil: not told
+	Purpose   string       // --purpose, for warcinfo
+	Redacted  []string     // the secret request headers, whose values the records hide
 }
 
 // OpenWarc starts the run's WARC files under OUT/warc, named
-// JOB-RUN-TIMESTAMP-SERIAL.warc.gz.
+// JOB-RUN-TIMESTAMP-SERIAL.warc.gz. First it writes the index that an
+// earlier run left unwritten (killed, or its disk full) beside each of
+// its files (warc.Reindex); a file it cannot read is logged, and left.
 func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
+	dir := filepath.Join(cfg.OutDir, "warc")
+	if done, err := warc.Reindex(dir); cfg.Log != nil && (len(done) > 0 || err != nil) {
+		cfg.Log.Warn("WARC files of an earlier run had no index", "indexed", len(done), "err", err)
+	}
 	software := cfg.Software
 	if software == "" {
 		software = "polite"
 	}
-	w, err := warc.Open(filepath.Join(cfg.OutDir, "warc"), warc.Options{
+	w, err := warc.Open(dir, warc.Options{
 		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",

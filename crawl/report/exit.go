@@ -104,3 +104,27 @@ func CrawlExitText(width int) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// HostFailed reports whether a host failed the run: unreachable all run,
+// its TLS refused, or refusing polite's requests (401, 403).
+func (r *Report) HostFailed() bool {
+	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
+}
+
+// Outcome says what the exit code means for this run, for the HTML
+// header: an exit 0 with URLs waiting does not claim every URL fetched.
+func (r *Report) Outcome() string {
+	if r.ExitCode == exitOK && r.Totals.Waiting > 0 {
+		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, Plural(r.Totals.Waiting, "URL", "URLs"))
+	}
+	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
+		return "a host was unreachable for the whole run"
+	}
+	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
+		return "a host's TLS was refused: its URLs wait for the next run"
+	}
+	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
+		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
+	}
+	return ExitMeaning(r.ExitCode)
+}

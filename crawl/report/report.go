@@ -33,6 +33,7 @@ type Report struct {
 	BudgetsBound []frontier.Budget `json:"budgets_bound,omitempty"` // "max-requests", "max-duration", ...
 	OutDir       string            `json:"out_dir,omitempty"`       // where the bodies, manifest.jsonl and the latest reports are
 	RunDir       string            `json:"run_dir,omitempty"`       // this run's own reports and manifest lines (OutDir/runs/RUN)
+	Unwritten    bool              `json:"-"`                       // report.json and report.html could not be written (a full disk): the summary names neither
 	Totals       Totals            `json:"totals"`
 	Hosts        []*HostStats      `json:"hosts"`
 	Rejected     []seeds.Rejected  `json:"rejected_seeds,omitempty"`
@@ -181,30 +182,6 @@ func (r *Report) Refusing() []*HostStats {
 	return hs
 }
 
-// HostFailed reports whether a host failed the run: unreachable all run,
-// its TLS refused, or refusing polite's requests (401, 403).
-func (r *Report) HostFailed() bool {
-	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
-}
-
-// Outcome says what the exit code means for this run, for the HTML
-// header: an exit 0 with URLs waiting does not claim every URL fetched.
-func (r *Report) Outcome() string {
-	if r.ExitCode == exitOK && r.Totals.Waiting > 0 {
-		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, Plural(r.Totals.Waiting, "URL", "URLs"))
-	}
-	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
-		return "a host was unreachable for the whole run"
-	}
-	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
-		return "a host's TLS was refused: its URLs wait for the next run"
-	}
-	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
-		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
-	}
-	return ExitMeaning(r.ExitCode)
-}
-
 // Throttled is the host's 429 and 503 answers.
 func (h *HostStats) Throttled() int { return h.S429 + h.S503 }
 
@@ -269,6 +246,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  rejected seed: %s\n", rj)
 	}
 	switch {
+	case r.Unwritten:
+		fmt.Fprintf(&b, "  details: report.json and report.html could not be written in %s; polite report %d shows them from the database\n", r.OutDir, r.RunID)
 	case r.RunDir != "":
 		fmt.Fprintf(&b, "  details: %s (report.html, report.json); every body: %s\n",
 			r.RunDir, filepath.Join(r.OutDir, output.ManifestName))

@@ -93,8 +93,10 @@ func testResume(t *testing.T, v *env) {
 		t.Fatalf("Acquire after the holder went silent for Stale: %v", err)
 	}
 	defer b.Release(hb)
-	if c, err := b.Counts("j"); err != nil || c[frontier.InFlight] != 1 || c[frontier.Done] != 1 || c[frontier.Queued] != 1 {
-		t.Errorf("Counts before Prepare = %v, %v; want 1 in flight, 1 done, 1 queued", c, err)
+	// The dead holder's entry is in flight still, or already queued again
+	// (a store that registers workers takes back a dead one's at Acquire).
+	if c, err := b.Counts("j"); err != nil || c[frontier.InFlight]+c[frontier.Queued] != 2 || c[frontier.Done] != 1 {
+		t.Errorf("Counts before Prepare = %v, %v; want 1 done, 2 in flight or queued", c, err)
 	}
 	if err := b.Prepare("j", time.Time{}); err != nil {
 		t.Fatal(err)
