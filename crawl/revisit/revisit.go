@@ -11,7 +11,6 @@ package revisit
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -34,6 +33,14 @@ func ParseMode(s string) (Mode, error) {
 	}
 	return "", fmt.Errorf("--revisit %q: want adaptive or always", s)
 }
+
+// The answers that say something of a page beside 2xx (net/http's
+// numbers; this package does no HTTP).
+const (
+	statusNotModified = 304
+	statusNotFound    = 404
+	statusGone        = 410
+)
 
 // How an interval moves: longer by Grow while a URL stays the same,
 // shorter by Shrink when it changes. Slack is the share of an interval a
@@ -90,7 +97,7 @@ func (p Policy) DueBy(now time.Time) (refreshBefore, dueBy time.Time) {
 func Classify(prev frontier.Entry, status int, sha string) frontier.Change {
 	fetched := !prev.FetchedAt.IsZero() && prev.SHA256 != ""
 	switch {
-	case status == http.StatusNotModified:
+	case status == statusNotModified:
 		return frontier.ChangeUnchanged
 	case status >= 200 && status < 300 && !fetched:
 		return frontier.ChangeNew
@@ -98,7 +105,7 @@ func Classify(prev frontier.Entry, status int, sha string) frontier.Change {
 		return frontier.ChangeUnchanged
 	case status >= 200 && status < 300:
 		return frontier.ChangeChanged
-	case status == http.StatusNotFound || status == http.StatusGone:
+	case status == statusNotFound || status == statusGone:
 		if prev.Revisit.Change == frontier.ChangeGone || (prev.LastStatus == status && !fetched) {
 			return frontier.ChangeUnchanged // gone before, still gone
 		}
