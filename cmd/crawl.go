@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -97,6 +98,11 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	c.Job = o.Job
 	if c.Job == "" {
 		c.Job = src.job(o.Now())
+	}
+	if len(src.urls) > 0 {
+		// URLs named on the command line are always asked for: the run
+		// revisits every URL of its job, as --revisit always does.
+		c.Revisit.Mode = revisit.Always
 	}
 	if c.UserAgent == "" {
 		contact, from, err := resolveContact(o.Contact, o.Getenv)

@@ -14,6 +14,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
@@ -59,7 +60,7 @@ type Config struct {
 	RetryRatio  float64       // plus this fraction of successes
 	MaxAttempts int
 
-	Refresh      time.Duration // skip URLs fetched within it
+	Revisit      revisit.Policy // --revisit, --revisit-min (--refresh), --revisit-max
 	Depth        int
 	Scope        urls.Scope
 	AllowPrivate bool
@@ -120,6 +121,7 @@ func DefaultConfig() Config {
 		Grace:          5 * time.Second,
 		OutDir:         "polite-out",
 		WarcSize:       warc.DefaultMaxSize,
+		Revisit:        revisit.Policy{Mode: revisit.Adaptive, Max: revisit.DefaultMax},
 	}
 }
 
@@ -166,8 +168,8 @@ func (c *Config) Validate() error {
 		return usageErr("--max-attempts must be at least 1, got %d", c.MaxAttempts)
 	case c.RetryBase < 0 || c.RetryRatio < 0:
 		return usageErr("retry budget must not be negative")
-	case c.Refresh < 0:
-		return usageErr("--refresh must not be negative")
+	case c.Revisit.Validate() != nil:
+		return usageErr("%v", c.Revisit.Validate())
 	case c.Depth < 0:
 		return usageErr("--depth must not be negative")
 	case c.MaxCrawlDelay < 0:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // ErrNotFound is returned when a run or entry does not exist.
@@ -14,7 +15,7 @@ var ErrNotFound = frontier.ErrNotFound
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod`
+	warc_id, warc_date, warc_digest, kind, lastmod, ` + column.Revisit
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new. Existing entries are left as they are, but for one
@@ -249,6 +250,7 @@ func (f *Frontier) update(tx *sql.Tx, es []frontier.Entry) error {
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
 			string(e.Kind), toNanos(e.LastMod)}
+		args = append(args, column.RevisitArgs(e.Revisit)...)
 		var res sql.Result
 		if e.ID != 0 {
 			res, err = byID.Exec(append(args, e.ID)...)

@@ -167,6 +167,12 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">reason</th><th>attempts</th></tr></thead><tbody>
 {{range .Dead}}<tr><td class="l wrap">{{.URL}}</td><td class="l">{{.Reason}}</td><td>{{.Attempts}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
+{{with .Changes}}<h2>What changed</h2>
+<p class="facts">{{.Line}}.</p>
+{{if or .ChangedURLs .GoneURLs}}<div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">change</th></tr></thead><tbody>
+{{range .ChangedURLs}}<tr><td class="l wrap">{{.}}</td><td class="l">changed</td></tr>
+{{end}}{{range .GoneURLs}}<tr><td class="l wrap">{{.}}</td><td class="l">gone</td></tr>
+{{end}}</tbody></table></div>{{end}}{{end}}
 {{if .Rejected}}<h2>Rejected seed lines</h2>
 <div class="scroll"><table><thead><tr><th class="l">line</th><th class="l">text</th><th class="l">reason</th></tr></thead><tbody>
 {{range .Rejected}}<tr><td class="l">{{.File}}:{{.Line}}</td><td class="l wrap">{{.Text}}</td><td class="l">{{.Reason}}</td></tr>

@@ -39,6 +39,7 @@ type Report struct {
 	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
+	Changes      *Changes          `json:"changes,omitempty"`              // what the fetches showed against the last ones (--revisit)
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -207,6 +208,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	r.Sitemaps.writeText(&b)
+	r.Changes.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)

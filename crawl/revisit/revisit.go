@@ -119,11 +119,13 @@ func Classify(prev frontier.Entry, status int, sha string) frontier.Change {
 // Observe is prev's history after a fetch at now answered status (sha
 // the payload's digest on a 2xx): what the fetch showed, the interval it
 // teaches and when the URL is due again. An answer that shows nothing of
-// the page (Classify's "") leaves the history as it was.
+// the page (Classify's "") leaves the history as it was, but for its
+// Change, which says what the last fetch showed: nothing.
 func (p Policy) Observe(prev frontier.Entry, status int, sha string, now time.Time) frontier.Revisit {
 	r := prev.Revisit
 	ch := Classify(prev, status, sha)
 	if ch == "" {
+		r.Change = ""
 		return r
 	}
 	r.Fetches++
@@ -161,6 +163,11 @@ func (p Policy) next(every, gap time.Duration, ch frontier.Change) time.Duration
 		d = 0
 	case frontier.ChangeGone:
 		d = p.Max
+		if d == 0 {
+			d = scale(max(every, gap), Grow)
+		}
+	case frontier.ChangeNotDue:
+		return every // not fetched: nothing learned
 	case frontier.ChangeUnchanged:
 		d = scale(max(every, gap), Grow)
 	case frontier.ChangeChanged:

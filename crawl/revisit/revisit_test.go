@@ -101,10 +101,13 @@ func TestGone(t *testing.T) {
 // TestNothingLearned: a redirect or a failure says nothing of the page.
 func TestNothingLearned(t *testing.T) {
 	t.Parallel()
-	prev := frontier.Entry{SHA256: "a", FetchedAt: t0, Revisit: frontier.Revisit{Every: day, Fetches: 3}}
+	prev := frontier.Entry{SHA256: "a", FetchedAt: t0,
+		Revisit: frontier.Revisit{Every: day, DueAt: t0.Add(day), Fetches: 3, Change: frontier.ChangeUnchanged}}
+	want := prev.Revisit
+	want.Change = ""
 	for _, st := range []int{0, 301, 429, 500, 503, 403} {
-		if got := (Policy{}).Observe(prev, st, "", t0.Add(day)); got != prev.Revisit {
-			t.Errorf("status %d: %+v, want %+v", st, got, prev.Revisit)
+		if got := (Policy{}).Observe(prev, st, "", t0.Add(day)); got != want {
+			t.Errorf("status %d: %+v, want %+v", st, got, want)
 		}
 	}
 	if got := Classify(frontier.Entry{}, 404, ""); got != "" {

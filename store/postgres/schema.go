@@ -203,6 +203,16 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
+	// 9: revisits, as SQLite's schema 11 keeps them: each URL's learned
+	// interval, when it is due, and the summary of its history.
+	`
+ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.

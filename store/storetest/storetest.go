@@ -105,6 +105,7 @@ func Run(t *testing.T, c Config) {
 		{"QueuedHosts", testQueuedHosts},
 		{"UpdateWritesEverything", testUpdateWritesEverything},
 		{"Prepare", testPrepare},
+		{"PrepareRefreshesWhatIsDue", testPrepareDue},
 		{"CountsEntriesGet", testCountsEntriesGet},
 		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
 		{"RecordWritesABatchInOneTransaction", testRecord},
