@@ -99,6 +99,8 @@ func Classify(prev frontier.Entry, status int, sha string) frontier.Change {
 	switch {
 	case status == statusNotModified:
 		return frontier.ChangeUnchanged
+	case status >= 200 && status < 300 && sha == "":
+		return "" // no body kept (a sitemap, a body refused): nothing to compare
 	case status >= 200 && status < 300 && !fetched:
 		return frontier.ChangeNew
 	case status >= 200 && status < 300 && sha == prev.SHA256:
