@@ -101,8 +101,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	}
 	if len(src.urls) > 0 {
 		// URLs named on the command line are always asked for: the run
-		// revisits every URL of its job, as --revisit always does.
-		c.Revisit.Mode = revisit.Always
+		// revisits every URL of its job, as --revisit always does, and
+		// --revisit-min does not hold them back.
+		c.Revisit.Mode, c.Revisit.Min = revisit.Always, 0
 	}
 	if c.UserAgent == "" {
 		contact, from, err := resolveContact(o.Contact, o.Getenv)
