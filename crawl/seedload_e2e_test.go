@@ -57,7 +57,7 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	cfg := fastConfig(t)
 	cfg.Seeds = seeds.File(path)
 	cfg.Revisit.Mode = revisit.Always // every run asks for every URL: this test is about reading the file
-	onFakeClock(t, &cfg) // the pace in fake time; the seeds' origin is dialled over loopback
+	onFakeClock(t, &cfg)              // the pace in fake time; the seeds' origin is dialled over loopback
 	spy := &seedSpy{DB: mustOpen(t)}
 	cfg.SeedTx = spy
 	later := time.Now().Add(time.Hour).Truncate(time.Second) // a file time: the file system keeps its own
