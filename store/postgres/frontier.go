@@ -133,7 +133,7 @@ func (f *Frontier) Prepare(job string, refreshBefore, dueBy time.Time) error {
 		}
 		_, err = tx.Exec(ctx, `UPDATE frontier SET state = 'queued', attempts = 0
 			WHERE job = $1 AND (state IN ('done', 'not-modified') OR (state = 'dead' AND due_at > 0))
-				AND fetched_at < $2 AND ($3 = 0 OR due_at <= $3)`,
+				AND fetched_at < $2 AND ($3::bigint = 0 OR due_at <= $3::bigint)`,
 			job, toNanos(refreshBefore), toNanos(dueBy))
 		return err
 	})
