@@ -83,7 +83,8 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (i
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew
-// (by URL; the last one a batch gave).
+// (by URL; the last one a batch gave). A done or not-modified page whose
+// new lastmod is after its last fetch is queued again, due or not.
 func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]int64) error {
 	if len(lastmods) == 0 {
 		return nil
@@ -93,7 +94,11 @@ func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string
 	for u, lm := range lastmods {
 		urls, lms = append(urls, u), append(lms, lm)
 	}
-	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm
+	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm,
+			state = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
+				THEN 'queued' ELSE f.state END,
+			attempts = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
+				THEN 0 ELSE f.attempts END
 		FROM unnest($2::text[], $3::bigint[]) AS u(url, lm)
 		WHERE f.job = $1 AND f.url = u.url AND f.lastmod <> u.lm`, job, urls, lms)
 	if err != nil {

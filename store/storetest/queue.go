@@ -246,3 +246,52 @@ func testPrepareDue(t *testing.T, v *env) {
 		}
 	}
 }
+
+// testLastModRequeues: a sitemap's new lastmod after a page's last fetch
+// queues the page again, though its revisit is not due; one before it,
+// or the same again, leaves it alone.
+func testLastModRequeues(t *testing.T, v *env) {
+	fetched := T0.Add(-48 * time.Hour)
+	for i, tt := range []struct {
+		name    string
+		lastMod time.Time
+		want    frontier.State
+	}{
+		{"changed after the fetch", T0.Add(-24 * time.Hour), frontier.Queued},
+		{"changed before the fetch", T0.Add(-72 * time.Hour), frontier.Done},
+	} {
+		job := fmt.Sprintf("lastmod%d", i)
+		e := entry("a.example", "/p", 0)
+		mustEnqueue(t, v.db, job, e)
+		e.Job, e.State, e.FetchedAt, e.Attempts, e.SHA256 = job, frontier.Done, fetched, 1, "aa"
+		e.Revisit = frontier.Revisit{Every: 96 * time.Hour, DueAt: T0.Add(48 * time.Hour), Fetches: 3}
+		if err := v.db.Update([]frontier.Entry{e}); err != nil {
+			t.Fatalf("%s: Update: %v", tt.name, err)
+		}
+		listed := entry("a.example", "/p", 0)
+		listed.LastMod = tt.lastMod
+		mustEnqueue(t, v.db, job, listed)
+		got, err := v.db.Get(job, e.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAttempts := 1
+		if tt.want == frontier.Queued {
+			wantAttempts = 0
+		}
+		if got.State != tt.want || got.Attempts != wantAttempts || !got.LastMod.Equal(tt.lastMod) {
+			t.Errorf("%s: state %s attempts %d lastmod %s; want %s, %d, %s", tt.name, got.State, got.Attempts, got.LastMod, tt.want, wantAttempts, tt.lastMod)
+		}
+		if tt.want == frontier.Queued {
+			// The same lastmod again, once the page was fetched: left alone.
+			got.State, got.FetchedAt = frontier.Done, T0
+			if err := v.db.Update([]frontier.Entry{got}); err != nil {
+				t.Fatal(err)
+			}
+			mustEnqueue(t, v.db, job, listed)
+			if again, _ := v.db.Get(job, e.URL); again.State != frontier.Done {
+				t.Errorf("%s: the same lastmod again queued it: %s", tt.name, again.State)
+			}
+		}
+	}
+}

@@ -106,6 +106,7 @@ func Run(t *testing.T, c Config) {
 		{"UpdateWritesEverything", testUpdateWritesEverything},
 		{"Prepare", testPrepare},
 		{"PrepareRefreshesWhatIsDue", testPrepareDue},
+		{"SitemapLastModRequeuesAChangedPage", testLastModRequeues},
 		{"CountsEntriesGet", testCountsEntriesGet},
 		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
 		{"RecordWritesABatchInOneTransaction", testRecord},
