@@ -97,6 +97,8 @@ func (p Policy) DueBy(now time.Time) (refreshBefore, dueBy time.Time) {
 func Classify(prev frontier.Entry, status int, sha string) frontier.Change {
 	fetched := !prev.FetchedAt.IsZero() && prev.SHA256 != ""
 	switch {
+	case prev.Kind != frontier.Page:
+		return "" // a sitemap is read every pass: it is what says which pages changed
 	case status == statusNotModified:
 		return frontier.ChangeUnchanged
 	case status >= 200 && status < 300 && sha == "":

@@ -113,6 +113,10 @@ func TestNothingLearned(t *testing.T) {
 	if got := Classify(frontier.Entry{}, 404, ""); got != "" {
 		t.Errorf("a first 404: %q, want none", got)
 	}
+	sm := frontier.Entry{Kind: frontier.Sitemap, SHA256: "a", FetchedAt: t0}
+	if got := (Policy{}).Observe(sm, 304, "", t0.Add(day)); got != (frontier.Revisit{}) {
+		t.Errorf("a sitemap's 304 taught %+v, want nothing: a sitemap is always due", got)
+	}
 }
 
 // TestDueBy: always makes every entry due (a zero dueBy); Min is never
