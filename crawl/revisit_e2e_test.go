@@ -28,7 +28,10 @@ type nightlySite struct {
 	hits  map[string]int // requests per path this night
 }
 
-const goneFrom = 3
+const (
+	goneFrom       = 3 // the night /gone answers 404 from
+	nightlySiteURL = "http://site.example"
+)
 
 func (s *nightlySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -75,7 +78,7 @@ func (s *nightlySite) count(path string) int {
 // --revisit-max; every run's report and manifest say what changed.
 func TestRevisitNightAfterNight(t *testing.T) {
 	t.Parallel()
-	const site, statics, nights = "http://site.example", 5, 10
+	const site, statics, nights = nightlySiteURL, 5, 10
 	seedURLs := []string{site + "/daily", site + "/gone"}
 	for i := range statics {
 		seedURLs = append(seedURLs, fmt.Sprintf("%s/static/%d", site, i))
@@ -109,33 +112,7 @@ func TestRevisitNightAfterNight(t *testing.T) {
 		if origin.count("/daily") != 1 {
 			t.Errorf("night %d: the daily page asked %d times, want every night once", n, origin.count("/daily"))
 		}
-		ch := rep.Changes
-		if ch == nil {
-			t.Fatalf("night %d: the report says nothing of changes", n)
-		}
-		switch {
-		case n == 0 && ch.New != statics+2:
-			t.Errorf("night 0: %d new, want %d", ch.New, statics+2)
-		case n > 0 && (ch.Changed != 1 || ch.ChangedURLs[0] != site+"/daily"):
-			t.Errorf("night %d: changed %d %v, want the daily page", n, ch.Changed, ch.ChangedURLs)
-		case n > 0 && asked == 0 && ch.NotDue < statics:
-			t.Errorf("night %d: %d not due, want at least the %d static pages", n, ch.NotDue, statics)
-		case n > 0 && asked > 0 && ch.Unchanged < statics:
-			t.Errorf("night %d: %d unchanged, want the %d static pages", n, ch.Unchanged, statics)
-		}
-		if n == goneFrom {
-			if ch.Gone != 1 || len(ch.GoneURLs) != 1 || ch.GoneURLs[0] != site+"/gone" || len(rep.Dead) != 0 {
-				t.Errorf("night %d: gone %d %v, dead %v; want /gone gone and no dead letter", n, ch.Gone, ch.GoneURLs, rep.Dead)
-			}
-			var text strings.Builder
-			rep.WriteText(&text)
-			for _, want := range []string{"changes: 1 changed, ", "changed: " + site + "/daily\n", "gone: " + site + "/gone\n"} {
-				if !strings.Contains(text.String(), want) {
-					t.Errorf("night %d: summary lacks %q:\n%s", n, want, text.String())
-				}
-			}
-			checkManifestChanges(t, rep, map[string]frontier.Change{site + "/daily": frontier.ChangeChanged, site + "/gone": frontier.ChangeGone})
-		}
+		checkNight(t, n, rep, asked, statics)
 		// /gone keeps the static pages' schedule while it is there, and
 		// is asked again --revisit-max (4 days) after it went.
 		wantGone := n == 0 || n == 1 || n == goneFrom || n == goneFrom+4
@@ -200,6 +177,42 @@ func TestRevisitAlwaysAndNotDue(t *testing.T) {
 			t.Errorf("%s: %d not due, want %d", tt.name, notDue, tt.notDue)
 		}
 		clk.Advance(24 * time.Hour)
+	}
+}
+
+// checkNight checks what night n's report says changed: every page new
+// on night 0, the daily page changed every night after, the static pages
+// unchanged when asked for and not due when not; and, the night /gone
+// went, the summary and the manifest naming it.
+func checkNight(t *testing.T, n int, rep *report.Report, asked, statics int) {
+	t.Helper()
+	const site = nightlySiteURL
+	ch := rep.Changes
+	if ch == nil {
+		t.Fatalf("night %d: the report says nothing of changes", n)
+	}
+	switch {
+	case n == 0 && ch.New != statics+2:
+		t.Errorf("night 0: %d new, want %d", ch.New, statics+2)
+	case n > 0 && (ch.Changed != 1 || ch.ChangedURLs[0] != site+"/daily"):
+		t.Errorf("night %d: changed %d %v, want the daily page", n, ch.Changed, ch.ChangedURLs)
+	case n > 0 && asked == 0 && ch.NotDue < statics:
+		t.Errorf("night %d: %d not due, want at least the %d static pages", n, ch.NotDue, statics)
+	case n > 0 && asked > 0 && ch.Unchanged < statics:
+		t.Errorf("night %d: %d unchanged, want the %d static pages", n, ch.Unchanged, statics)
+	}
+	if n == goneFrom {
+		if ch.Gone != 1 || len(ch.GoneURLs) != 1 || ch.GoneURLs[0] != site+"/gone" || len(rep.Dead) != 0 {
+			t.Errorf("night %d: gone %d %v, dead %v; want /gone gone and no dead letter", n, ch.Gone, ch.GoneURLs, rep.Dead)
+		}
+		var text strings.Builder
+		rep.WriteText(&text)
+		for _, want := range []string{"changes: 1 changed, ", "changed: " + site + "/daily\n", "gone: " + site + "/gone\n"} {
+			if !strings.Contains(text.String(), want) {
+				t.Errorf("night %d: summary lacks %q:\n%s", n, want, text.String())
+			}
+		}
+		checkManifestChanges(t, rep, map[string]frontier.Change{site + "/daily": frontier.ChangeChanged, site + "/gone": frontier.ChangeGone})
 	}
 }
 
