@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,6 +43,9 @@ and URLs as report.json's changes, always.`,
 				opts.Run = args[0]
 			}
 			return g.withDB(func(db appDB) error {
+				if err := findJob(db, &opts.Job); err != nil {
+					return err
+				}
 				return runChanges(io.Out, db, opts)
 			})
 		},
@@ -72,19 +76,20 @@ func runChanges(w io.Writer, db reportDB, o *changesOptions) error {
 	if err := json.Unmarshal(run.Report, &rep); err != nil {
 		return fmt.Errorf("read the report of run %d: %w", run.ID, err)
 	}
+	job := cmp.Or(rep.Job, run.Job) // the job's display name, when the report has it
 	c := rep.Changes
 	if c == nil {
 		c = &report.Changes{} // a run before revisits, or one that fetched nothing
 	}
 	if o.JSON {
-		b, _ := json.MarshalIndent(changesJSON{Job: run.Job, Run: run.ID, Start: run.StartedAt.UTC(), Changes: c}, "", "  ")
+		b, _ := json.MarshalIndent(changesJSON{Job: job, Run: run.ID, Start: run.StartedAt.UTC(), Changes: c}, "", "  ")
 		_, err := fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
 	if c.New+c.Changed+c.Gone == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "job %q, run %d (%s): %s\n", run.Job, run.ID, run.StartedAt.UTC().Format(time.RFC3339), c.Line())
+	fmt.Fprintf(w, "job %q, run %d (%s): %s\n", job, run.ID, run.StartedAt.UTC().Format(time.RFC3339), c.Line())
 	for _, u := range c.ChangedURLs {
 		fmt.Fprintf(w, "changed  %s\n", u)
 	}

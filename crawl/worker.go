@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -29,7 +30,7 @@ type result struct {
 	resp   fetch.Response
 	file   string // body written under this name, "" if none
 	sha    string
-	links  []*url.URL
+	links  discover.Links
 	slow   bool // body matched --slow-down-pattern
 	werr   error
 	robots bool // a step of a robots.txt fetch
@@ -149,13 +150,7 @@ func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
-	if follow && urls.IsHTML(r.resp.Header.Get("Content-Type")) {
-		for _, l := range urls.Links(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
-			if urls.InScope(cfg.Scope, r.url, l) {
-				r.links = append(r.links, l)
-			}
-		}
-	}
+	r.links = discover.Take(cfg.Follow, cfg.Scope, r.url, r.resp.Header, body, follow)
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

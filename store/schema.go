@@ -183,10 +183,29 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
-	// 11: revisits. Each URL keeps the interval its fetches taught, when
+	// 11: each job's display name (the seed file's base name, made unique
+	// in the database), which WARC files, warcinfo, the manifest and the
+	// report use instead of the job's key, a local path.
+	10: `
+CREATE TABLE jobs (
+	job   TEXT PRIMARY KEY,
+	name  TEXT NOT NULL UNIQUE
+);
+`,
+	// 12: the database's identity, drawn once at random: each run's
+	// folder under --out is runs/IDENTITY-RUN, so that two databases
+	// writing to one folder never share a run's.
+	11: `
+CREATE TABLE store_identity (
+	id  INTEGER PRIMARY KEY CHECK (id = 1),
+	name TEXT NOT NULL
+);
+INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
+`,
+	// 13: revisits. Each URL keeps the interval its fetches taught, when
 	// it is due again, and a summary of its history (fetches, changes,
 	// the last change, what its last fetch showed).
-	`
+	12: `
 ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;

@@ -4,7 +4,9 @@
 package discover
 
 import (
+	"cmp"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -13,6 +15,50 @@ import (
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
+// DefaultMaxNext is --max-next's default.
+const DefaultMaxNext = 10_000
+
+// Follow says which of an answer's Link header relations a crawl follows
+// (--follow; nil: urls.DefaultRels) and how long a chain of them may be
+// in one run (--max-next; 0: DefaultMaxNext).
+type Follow struct {
+	Rels    []string
+	MaxNext int
+}
+
+// Links are what one answer points to: its page's links, one level
+// deeper, and the targets of its Link header relations followed, at the
+// page's own depth (a paginated API needs no --depth).
+type Links struct {
+	Page []*url.URL
+	Rel  []*url.URL
+}
+
+// Take returns what the 2xx answer for u (its header hdr, its body)
+// points to within scope: its Link relations always, its HTML links when
+// page (the crawl goes deeper); a JSON or other body is not read for
+// links. It runs in a worker's goroutine: it touches no state.
+func Take(f Follow, scope urls.Scope, u *url.URL, hdr http.Header, body []byte, page bool) Links {
+	var ls Links
+	rels := f.Rels
+	if rels == nil {
+		rels = urls.DefaultRels
+	}
+	for _, l := range urls.LinkRels(hdr.Values("Link"), u, rels) {
+		if urls.InScope(scope, u, l) {
+			ls.Rel = append(ls.Rel, l)
+		}
+	}
+	if page && urls.IsHTML(hdr.Get("Content-Type")) {
+		for _, l := range urls.Links(body, u, hdr.Values("X-Robots-Tag")) {
+			if urls.InScope(scope, u, l) {
+				ls.Page = append(ls.Page, l)
+			}
+		}
+	}
+	return ls
+}
+
 // MaxHops bounds a redirect chain.
 const MaxHops = 10
 
@@ -20,21 +66,44 @@ const MaxHops = 10
 // and remembers this run's redirect chains. It is not safe for concurrent
 // use: a crawl's loop owns it.
 type Discovery struct {
-	Job   string
-	Scope urls.Scope
-	Log   *slog.Logger
+	Job    string
+	Scope  urls.Scope
+	Follow Follow
+	Log    *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+	chain        map[string]int    // a Link relation's target -> its place in its chain, this run
 }
 
-// Found returns a page's links as entries one level deeper than e.
-func (d *Discovery) Found(e frontier.Entry, links []*url.URL, now time.Time) []frontier.Entry {
+// Found returns what a page points to as entries: its links one level
+// deeper than e, its Link relations at e's depth, as long as their chain
+// (next of next...) is within Follow.MaxNext this run. A chain that loops
+// ends because a URL is fetched once.
+func (d *Discovery) Found(e frontier.Entry, links Links, now time.Time) []frontier.Entry {
 	var es []frontier.Entry
-	for _, l := range links {
-		es = append(es, frontier.Entry{
+	entry := func(l *url.URL, depth int) frontier.Entry {
+		return frontier.Entry{
 			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued,
-			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
-		})
+			Priority: e.Priority, Depth: depth, Parent: e.URL, NextAt: now,
+		}
+	}
+	for _, l := range links.Page {
+		es = append(es, entry(l, e.Depth+1))
+	}
+	maxNext := cmp.Or(d.Follow.MaxNext, DefaultMaxNext)
+	for _, l := range links.Rel {
+		n := d.chain[e.URL] + 1
+		if n > maxNext {
+			d.Log.Info("Link relation not followed: --max-next reached", "url", e.URL, "target", l.String(), "max_next", maxNext)
+			continue
+		}
+		if d.chain == nil {
+			d.chain = map[string]int{}
+		}
+		if _, seen := d.chain[l.String()]; !seen {
+			d.chain[l.String()] = n
+		}
+		es = append(es, entry(l, e.Depth))
 	}
 	return es
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
@@ -63,10 +64,11 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 type Warc struct {
 	OutDir    string // the output folder; the files go to OutDir/warc
 	Job       string
-	Software  string // name and version, "polite/1.4.0"; "" for "polite"
-	UserAgent string // sent on every request
-	Agent     string // the product token robots.txt is obeyed for
-	MaxSize   int64  // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	Software  string   // name and version, "polite/1.4.0"; "" for "polite"
+	UserAgent string   // sent on every request
+	Agent     string   // the product token robots.txt is obeyed for
+	MaxSize   int64    // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	Redacted  []string // the secret request headers, whose values the records hide
 }
 
 // OpenWarc starts the run's WARC files under OUT/warc, named
@@ -80,12 +82,22 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
-			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10)},
+			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10), Redacted: redactedNote(cfg.Redacted)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open WARC files: %w", err)
 	}
 	return w, nil
+}
+
+// redactedNote is the warcinfo's word on the secret headers: their
+// values, and the cookies set in answer to them, are written as
+// [redacted]; "" with none.
+func redactedNote(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "request headers " + strings.Join(names, ", ") + " and the Set-Cookie of their answers are written as [redacted]"
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

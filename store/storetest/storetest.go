@@ -122,11 +122,14 @@ func Run(t *testing.T, c Config) {
 		{"RobotsRoundTrip", testRobotsRoundTrip},
 		{"RobotsCacheIsShared", testRobotsCacheIsShared},
 		{"RunsRoundTrip", testRunsRoundTrip},
+		{"StoreIdentityNamesRunFolders", testStoreIdentity},
 		{"FetchesRoundTrip", testFetchesRoundTrip},
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
 		{"Exclusions", testExclusions},
+		{"DropRemovedSeeds", testDropRemovedSeeds},
+		{"JobNames", testJobNames},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
