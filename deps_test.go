@@ -126,6 +126,10 @@ var lanes = []lane{
 	{pkg: "crawl/report", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/robotscache", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/seeds", kind: laneLeaf, not: leaf()},
+	// The revisit schedule is arithmetic over a URL's history: no network,
+	// no file, no other part of the crawl but its records.
+	{pkg: "crawl/revisit", kind: laneLeaf, not: leaf("net", "net/http", "crawl/fetch", "crawl/output", "crawl/report"),
+		notDirect: []string{"os"}},
 	// The exclusion list matches rules against URLs and host keys, and
 	// reads them through the Store it declares: it fetches and writes
 	// nothing itself.

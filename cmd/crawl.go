@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	usepref "github.com/polite-crawler/polite/crawl/usage"
@@ -120,7 +121,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 			"and its URLs will not be fetched conditionally next time", "job", c.Job, "fix", "give --job NAME")
 	}
 	if len(src.urls) > 0 {
-		c.Refresh = 0 // URLs named on the command line are fetched when asked (conditionally)
+		// URLs named on the command line are always asked for
+		// (conditionally): the run revisits every URL of its job, as
+		// --revisit always does, and --revisit-min does not hold them back.
+		c.Revisit.Mode, c.Revisit.Min = revisit.Always, 0
 	}
 	purposes, err := usepref.ParsePurposes(o.Purpose)
 	if err != nil {

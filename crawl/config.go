@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/usage"
@@ -64,7 +65,7 @@ type Config struct {
 	RetryRatio  float64       // plus this fraction of successes
 	MaxAttempts int
 
-	Refresh      time.Duration // skip URLs fetched within it
+	Revisit      revisit.Policy // --revisit, --revisit-min (--refresh), --revisit-max
 	Depth        int
 	Follow       discover.Follow // the Link header relations followed (--follow, --max-next)
 	Scope        urls.Scope
@@ -131,6 +132,7 @@ func DefaultConfig() Config {
 		Grace:          5 * time.Second,
 		OutDir:         "polite-out",
 		WarcSize:       warc.DefaultMaxSize,
+		Revisit:        revisit.Policy{Mode: revisit.Adaptive, Max: revisit.DefaultMax},
 	}
 }
 
@@ -177,8 +179,8 @@ func (c *Config) Validate() error {
 		return usageErr("--max-attempts must be at least 1, got %d", c.MaxAttempts)
 	case c.RetryBase < 0 || c.RetryRatio < 0:
 		return usageErr("retry budget must not be negative")
-	case c.Refresh < 0:
-		return usageErr("--refresh must not be negative")
+	case c.Revisit.Validate() != nil:
+		return usageErr("%v", c.Revisit.Validate())
 	case c.Depth < 0:
 		return usageErr("--depth must not be negative")
 	case c.MaxCrawlDelay < 0:

@@ -36,6 +36,7 @@ func (sc *scheduler) handle(r result) {
 	if r.resp.Reason.TLS() {
 		sc.hosts.refuseTLS(h, r.resp)
 	}
+	e.Revisit = sc.cfg.Revisit.Observe(e, r.resp.Status, r.sha, now) // before LastStatus: it reads the last one
 	e.LastStatus = r.resp.Status
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest

@@ -149,7 +149,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		stop = frontier.RunDone // nothing was left to do
 	}
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
-	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
+	rep.Dead, rep.Sitemaps, rep.ExcludedBy, rep.Changes = sc.ledger.dead, sc.maps.report(), sc.excl.Hits(), sc.ledger.changes.Of()
 	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
 	if sc.shared != nil {
 		rep.LeaseLost = sc.shared.LeaseLost()

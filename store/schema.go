@@ -202,6 +202,17 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
 `,
+	// 13: revisits. Each URL keeps the interval its fetches taught, when
+	// it is due again, and a summary of its history (fetches, changes,
+	// the last change, what its last fetch showed).
+	12: `
+ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -107,6 +107,9 @@ type Entry struct {
 	// its lastmod can mean), zero when none did.
 	Kind    Kind
 	LastMod time.Time
+
+	// Revisit is when to ask for the URL again, learned from its fetches.
+	Revisit Revisit
 }
 
 // Kind is what a frontier entry's URL is fetched as.

@@ -43,6 +43,7 @@ type Report struct {
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
 	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
 	Purpose      string            `json:"purpose,omitempty"`              // the declared --purpose, comma-separated
+	Changes      *Changes          `json:"changes,omitempty"`              // what the fetches showed against the last ones (--revisit)
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -222,6 +223,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			r.LeaseLost, Plural(r.LeaseLost, "entry", "entries"))
 	}
 	r.Sitemaps.writeText(&b)
+	r.Changes.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)

@@ -105,6 +105,8 @@ func Run(t *testing.T, c Config) {
 		{"QueuedHosts", testQueuedHosts},
 		{"UpdateWritesEverything", testUpdateWritesEverything},
 		{"Prepare", testPrepare},
+		{"PrepareRefreshesWhatIsDue", testPrepareDue},
+		{"SitemapLastModRequeuesAChangedPage", testLastModRequeues},
 		{"CountsEntriesGet", testCountsEntriesGet},
 		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
 		{"RecordWritesABatchInOneTransaction", testRecord},
