@@ -110,6 +110,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, contact)
 	}
 	c.Software = "polite/" + Version
+	if c.Requisites == "" && c.Warc {
+		c.Requisites = urls.RequisitesAnyHost // an archive replays whole
+	}
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
 	}

@@ -66,7 +66,9 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
 	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
 	f.BoolVar(&c.Sitemaps, "sitemaps", false, "read the seed hosts' robots.txt Sitemap lines and seeds named *sitemap*; queue what they list, skip pages whose lastmod is not after their last fetch")
-	groupFlags(f, "Links and scope", "depth", "scope", "allow-private", "sitemaps")
+	f.Var(newEnumValue((*string)(&c.Requisites), "off", "same-host", "any-host"), "requisites",
+		"page requisites fetched (images, stylesheets, scripts...): off, same-host or any-host (default any-host with --warc, else off)")
+	groupFlags(f, "Links and scope", "depth", "scope", "requisites", "allow-private", "sitemaps")
 
 	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
 	f.BoolVar(&c.Warc, "warc", false, "also keep every fetch, robots.txt too, as WARC records in FOLDER/warc")

@@ -62,6 +62,7 @@ type Config struct {
 	Refresh      time.Duration // skip URLs fetched within it
 	Depth        int
 	Scope        urls.Scope
+	Requisites   urls.Requisites // page requisites fetched; "" is off
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block

@@ -47,7 +47,7 @@ func (sc *scheduler) handle(r result) {
 		heldToResume: h.hold.leave == leaveResume && !h.hold.until.IsZero(),
 	})
 	sc.apply(h, e, r, d, v, now)
-	if e.Kind != frontier.Page && sc.maps != nil {
+	if e.Kind.IsSitemap() && sc.maps != nil {
 		sc.maps.fetched(e, r, d, now)
 		sc.ledger.addListed(sc.maps.take(), sc.hosts)
 	}
@@ -83,7 +83,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
-		for _, ne := range sc.links.Found(e, r.links, now) {
+		for _, ne := range sc.links.Found(e, r.links, r.reqs, now) {
 			l.add(ne)
 		}
 	case fateRedirect:

@@ -84,7 +84,7 @@ func newScheduler(c *crawler) *scheduler {
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job),
-		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Log: cfg.Logger},
+		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Requisites: cfg.Requisites, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -30,7 +31,8 @@ type result struct {
 	file   string // body written under this name, "" if none
 	sha    string
 	links  []*url.URL
-	slow   bool // body matched --slow-down-pattern
+	reqs   []*url.URL // requisites found
+	slow   bool       // body matched --slow-down-pattern
 	werr   error
 	robots bool // a step of a robots.txt fetch
 
@@ -48,7 +50,7 @@ func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entr
 	h.begin(now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now)}
 	sc.pacer.Begin(h.pace(), now)
-	if e.Kind != frontier.Page {
+	if e.Kind.IsSitemap() {
 		// Its URLs are in the frontier already: a 304 needs no body.
 		sc.work.sitemap(ctx, r, fetch.Conditional(e.ETag, e.LastModified))
 		return
@@ -149,13 +151,7 @@ func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
-	if follow && urls.IsHTML(r.resp.Header.Get("Content-Type")) {
-		for _, l := range urls.Links(body, r.url, r.resp.Header.Values("X-Robots-Tag")) {
-			if urls.InScope(cfg.Scope, r.url, l) {
-				r.links = append(r.links, l)
-			}
-		}
-	}
+	r.links, r.reqs = discover.Take(r.entry.Kind, r.url, r.resp.Header, body, cfg.Scope, cfg.Requisites, follow)
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

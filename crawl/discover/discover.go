@@ -5,6 +5,7 @@ package discover
 
 import (
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -13,22 +14,28 @@ import (
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
-// MaxHops bounds a redirect chain.
-const MaxHops = 10
+// MaxHops bounds a redirect chain; MaxRequisiteHops a requisite's.
+const (
+	MaxHops          = 10
+	MaxRequisiteHops = 5
+)
 
 // Discovery turns what answers point to into new frontier entries of Job,
 // and remembers this run's redirect chains. It is not safe for concurrent
 // use: a crawl's loop owns it.
 type Discovery struct {
-	Job   string
-	Scope urls.Scope
-	Log   *slog.Logger
+	Job        string
+	Scope      urls.Scope
+	Requisites urls.Requisites
+	Log        *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
 }
 
-// Found returns a page's links as entries one level deeper than e.
-func (d *Discovery) Found(e frontier.Entry, links []*url.URL, now time.Time) []frontier.Entry {
+// Found returns a page's links as entries one level deeper than e, and
+// its requisites as entries of kind frontier.Requisite at e's depth (they
+// do not count toward --depth).
+func (d *Discovery) Found(e frontier.Entry, links, reqs []*url.URL, now time.Time) []frontier.Entry {
 	var es []frontier.Entry
 	for _, l := range links {
 		es = append(es, frontier.Entry{
@@ -36,7 +43,41 @@ func (d *Discovery) Found(e frontier.Entry, links []*url.URL, now time.Time) []f
 			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
 		})
 	}
+	for _, l := range reqs {
+		es = append(es, frontier.Entry{
+			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued, Kind: frontier.Requisite,
+			Priority: e.Priority, Depth: e.Depth, Parent: e.URL, NextAt: now,
+		})
+	}
 	return es
+}
+
+// Take returns what a fetched 2xx body of kind points to: an HTML page's
+// links, in scope, when follow; its requisites, and a stylesheet's url()s
+// and @imports, as mode allows. A requisite's own links are not followed
+// (one hop), a stylesheet's requisites are.
+func Take(kind frontier.Kind, u *url.URL, h http.Header, body []byte, scope urls.Scope, mode urls.Requisites, follow bool) (links, reqs []*url.URL) {
+	ct := h.Get("Content-Type")
+	var found []*url.URL
+	switch {
+	case urls.IsCSS(ct):
+		found = urls.CSSRequisites(body, u)
+	case urls.IsHTML(ct) && kind == frontier.Page:
+		if follow {
+			for _, l := range urls.Links(body, u, h.Values("X-Robots-Tag")) {
+				if urls.InScope(scope, u, l) {
+					links = append(links, l)
+				}
+			}
+		}
+		found = urls.PageRequisites(body, u)
+	}
+	for _, l := range found {
+		if mode.Allows(u, l) {
+			reqs = append(reqs, l)
+		}
+	}
+	return links, reqs
 }
 
 // Redirect returns the entry for a 3xx target, to pass robots.txt and
@@ -68,10 +109,10 @@ func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if d.inChain(e, target) {
 		return refuse(frontier.ReasonRedirectLoop)
 	}
-	if e.Hops+1 > MaxHops {
+	if e.Hops+1 > MaxHops || e.Kind == frontier.Requisite && e.Hops+1 > MaxRequisiteHops {
 		return refuse(frontier.ReasonTooManyRedirects, "hops", e.Hops+1)
 	}
-	if e.Depth > 0 && !urls.InScope(d.Scope, from, u) {
+	if e.Depth > 0 && e.Kind != frontier.Requisite && !urls.InScope(d.Scope, from, u) {
 		// A link found on a page may not leave --scope by redirecting;
 		// a seed's redirects are the user's to follow.
 		d.Log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.Scope)
@@ -83,8 +124,12 @@ func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if _, seen := d.redirectFrom[target]; !seen {
 		d.redirectFrom[target] = e.URL
 	}
+	kind := frontier.Page
+	if e.Kind == frontier.Requisite {
+		kind = e.Kind // a requisite's redirect leads to the requisite
+	}
 	return &frontier.Entry{
-		Job: d.Job, URL: target, Host: urls.Host(u), State: frontier.Queued,
+		Job: d.Job, URL: target, Host: urls.Host(u), State: frontier.Queued, Kind: kind,
 		Priority: e.Priority, Depth: e.Depth, Hops: e.Hops + 1, Parent: e.URL, NextAt: now,
 	}, ""
 }

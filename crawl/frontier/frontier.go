@@ -94,7 +94,11 @@ const (
 	Page         Kind = ""              // a page: fetched, kept, its links followed
 	Sitemap      Kind = "sitemap"       // a sitemap from robots.txt or a seed: may be an index
 	SitemapChild Kind = "sitemap-child" // a sitemap an index lists: an index here is not read
+	Requisite    Kind = "requisite"     // an image, stylesheet, script... a page needs: kept, its links not followed
 )
+
+// IsSitemap reports whether an entry of kind k is fetched as a sitemap.
+func (k Kind) IsSitemap() bool { return k == Sitemap || k == SitemapChild }
 
 // HostQueue is one host's share of the queue.
 type HostQueue struct {
