@@ -248,7 +248,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx = db.shared, db.seedTx
+	cfg.Shared, cfg.SeedTx, cfg.WarcFiles = db.shared, db.seedTx, db.appDB
 
 	rep, err := crawl.Run(ctx, db.appDB, cfg)
 	bar.finish(rep)

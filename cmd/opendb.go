@@ -20,6 +20,7 @@ type appDB interface {
 	reportDB
 	forgetDB
 	excludeDB
+	waczDB
 	Close() error
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/warc"
@@ -69,9 +70,10 @@ type Config struct {
 
 	// Warc keeps every fetch (robots.txt too) as WARC records under
 	// OutDir/warc, in files closed at WarcSize (0: warc.DefaultMaxSize).
-	Warc     bool
-	WarcSize int64
-	Software string // name and version for the WARC files, "polite/1.4.0"
+	Warc      bool
+	WarcFiles output.WarcFiles // records each WARC file begun; nil for none
+	WarcSize  int64
+	Software  string // name and version for the WARC files, "polite/1.4.0"
 
 	Grace time.Duration // how long in-flight requests may finish after a stop
 

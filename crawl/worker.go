@@ -94,7 +94,7 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 			keepBody(w.cfg, w.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry, r.start); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
 		w.results <- r
@@ -113,7 +113,7 @@ func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 func (w *workers) robots(ctx context.Context, r result) {
 	go func() {
 		r.resp = w.fetch.GetRobots(ctx, r.url)
-		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}); err != nil {
+		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
 			r.werr = err
 		}
 		w.results <- r

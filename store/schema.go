@@ -183,6 +183,18 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
+	// 11: the WARC files each run wrote (--warc), which polite wacz
+	// packages as the job's one archive.
+	10: `
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
 }
 
 // errForeign says a file belongs to another application.

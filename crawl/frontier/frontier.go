@@ -243,3 +243,13 @@ type Exclusion struct {
 	Reason  string // the operator's note (--reason); may be empty
 	AddedAt time.Time
 }
+
+// WarcFile is a WARC file a run wrote (--warc): which job and run, the
+// worker that wrote it ("host~pid") and its path as the run named it.
+type WarcFile struct {
+	Job    string
+	Run    int64
+	Worker string
+	Path   string
+	At     time.Time // when it was begun
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
@@ -35,16 +36,20 @@ func revisitOf(status int, cut bool, digest string, last frontier.Entry) warc.Pr
 	return 0
 }
 
-// Archive writes the fetch of u as WARC records: a request, and a revisit
-// of last's capture or a response. newest says the capture is the URL's
+// Archive writes the fetch of u, begun at at on the crawl's clock (the
+// WARC-Date: when the capture began; the client's own time when zero), as
+// WARC records: a request, and a revisit of last's capture or a response. newest says the capture is the URL's
 // latest to refer to (a whole 2xx response). A fetch that got no answer,
 // or whose body failed to arrive, writes nothing.
-func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entry) (c warc.Capture, newest bool, err error) {
+func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entry, at time.Time) (c warc.Capture, newest bool, err error) {
 	cp := resp.Capture
 	if w == nil || cp == nil {
 		return warc.Capture{}, false, nil
 	}
-	ex := warc.Exchange{URL: u.String(), Date: cp.At, IP: cp.IP, Request: cp.Request,
+	if at.IsZero() {
+		at = cp.At
+	}
+	ex := warc.Exchange{URL: u.String(), Date: at, IP: cp.IP, Request: cp.Request,
 		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut, Protocol: cp.Protocol}
 	digest := ""
 	if last.WarcID != "" && resp.Status == http.StatusOK {
@@ -67,17 +72,36 @@ type Warc struct {
 	UserAgent string // sent on every request
 	Agent     string // the product token robots.txt is obeyed for
 	MaxSize   int64  // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	// Files records each file begun, for polite wacz; nil for none.
+	Files WarcFiles
+}
+
+// WarcFiles records the WARC files a run writes: a store plays it.
+type WarcFiles interface {
+	AddWarcFile(f frontier.WarcFile) error
 }
 
 // OpenWarc starts the run's WARC files under OUT/warc, named
-// JOB-RUN-TIMESTAMP-SERIAL.warc.gz.
+// JOB-RUN-TIMESTAMP-SERIAL-WORKER.warc.gz, and records each in cfg.Files.
 func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 	software := cfg.Software
 	if software == "" {
 		software = "polite"
 	}
+	worker := Worker()
+	var onFile func(string) error
+	if cfg.Files != nil {
+		onFile = func(path string) error {
+			if abs, err := filepath.Abs(path); err == nil {
+				path = abs // polite wacz may run from another folder
+			}
+			return cfg.Files.AddWarcFile(frontier.WarcFile{Job: cfg.Job, Run: run.ID, Worker: worker, Path: path})
+		}
+	}
 	w, err := warc.Open(filepath.Join(cfg.OutDir, "warc"), warc.Options{
 		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
+		Worker:  worker,
+		OnFile:  onFile,
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
 			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10)},
@@ -90,11 +114,27 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// warcPrefix is JOB-RUN-TIMESTAMP with the job made safe for a file name:
+// Worker is this process's identity in a WARC file name, HOST~PID, the
+// host name made safe for a file name.
+func Worker() string {
+	h := frontier.ThisProcess("")
+	host := unsafeName.ReplaceAllString(h.Hostname, "_")
+	if len(host) > 60 {
+		host = host[:60]
+	}
+	return fmt.Sprintf("%s~%d", host, h.PID)
+}
+
+// warcPrefix is JOB-RUN-TIMESTAMP with the job's short name (a seed
+// file's base name without its extension) made safe for a file name:
 // what is not a letter, digit, '.', '_' or '-' becomes '_', and a long job
 // is cut.
 func warcPrefix(job string, run int64, start time.Time) string {
-	safe := unsafeName.ReplaceAllString(job, "_")
+	short := filepath.Base(job)
+	if ext := filepath.Ext(short); ext != "" && ext != short {
+		short = strings.TrimSuffix(short, ext)
+	}
+	safe := unsafeName.ReplaceAllString(short, "_")
 	if len(safe) > 100 {
 		safe = safe[:100]
 	}

@@ -203,6 +203,18 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
+	// 9: the WARC files each run wrote (--warc), as SQLite's schema 11
+	// keeps them.
+	`
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -213,7 +225,7 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // migrated further.
 var (
 	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "lock",
-		"pace_groups", "robots", "runs", "seed_sources", "workers"}
+		"pace_groups", "robots", "runs", "seed_sources", "warc_files", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 
