@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"image"
@@ -64,9 +65,12 @@ func (s *replaySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><html><head><title>Changed</title></head><body><p id="marker">version %d</p></body></html>`, s.run.Load())
 	case "/moved":
 		http.Redirect(w, r, "/changed", http.StatusMovedPermanently)
-	case "/css/site.css":
+	case "/css/site.css": // gzip-encoded, kept so in the WARC file
 		w.Header().Set("Content-Type", "text/css")
-		w.Write([]byte(`body { background-color: rgb(1, 2, 3); } p { background-image: url("../img/bg.png") }`))
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		zw.Write([]byte(`body { background-color: rgb(1, 2, 3); } p { background-image: url("../img/bg.png") }`))
+		zw.Close()
 	case "/img/photo.png", "/img/bg.png":
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pngOf(3, 2))

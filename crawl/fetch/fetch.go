@@ -163,10 +163,11 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 		return r
 	}
 	defer resp.Body.Close()
+	raw := keepRaw(f.keep, resp)
 	body, cut, err := readBody(resp, f.maxBody, f.truncate)
 	r.Body, r.Duration = body, f.now().Sub(r.Start)
 	if f.keep && (err == nil || errors.Is(err, ErrTooLarge)) {
-		r.Capture = newCapture(resp.Request, resp, body, cut, r.note, r.Start)
+		r.Capture = newCapture(resp.Request, resp, raw.or(body), cut, r.note, r.Start)
 	}
 	if err != nil {
 		r.Err, r.Reason, r.Detail = err, Classify(err), Refusal(err, f.now())

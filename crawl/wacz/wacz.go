@@ -228,6 +228,14 @@ func titleOf(path string, offset, length int64) string {
 		return ""
 	}
 	b, _ := io.ReadAll(io.LimitReader(zr, 1<<20))
+	// WARC head, HTTP head, payload: a gzip payload (kept as sent) is
+	// read decoded.
+	if parts := bytes.SplitN(b, []byte("\r\n\r\n"), 3); len(parts) == 3 &&
+		bytes.Contains(bytes.ToLower(parts[1]), []byte("\ncontent-encoding: gzip")) {
+		if gz, err := gzip.NewReader(bytes.NewReader(parts[2])); err == nil {
+			b, _ = io.ReadAll(io.LimitReader(gz, 1<<20))
+		}
+	}
 	m := titleRE.FindSubmatch(b)
 	if m == nil {
 		return ""
