@@ -105,6 +105,9 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 	go func() {
 		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr)
+		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
+			r.werr = fmt.Errorf("WARC: %w", err)
+		}
 		w.results <- r
 	}()
 }
