@@ -3,8 +3,8 @@ package fetch
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
