@@ -34,7 +34,11 @@ type Capture struct {
 // of it. A chunked transfer-coding is gone (WARC 1.1 allows it), and so is
 // its Transfer-Encoding field.
 func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time) *Capture {
-	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: warc.ResponseHead(resp), Payload: body, Cut: cut}
+	head := recordHead(note, resp)
+	if head == nil {
+		head = warc.ResponseHead(resp)
+	}
+	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: head, Payload: body, Cut: cut}
 	if resp.ProtoMajor == 2 {
 		c.Protocol = "h2"
 	}
@@ -79,6 +83,23 @@ type connNote struct {
 	mu      sync.Mutex
 	ip      string
 	proxied bool
+	raw     []byte // the answer's head as received (HTTP/1.x in clear)
+}
+
+func (n *connNote) setHead(h []byte) {
+	n.mu.Lock()
+	n.raw = h
+	n.mu.Unlock()
+}
+
+// head is the answer's head as received; nil when not recorded.
+func (n *connNote) head() []byte {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.raw
 }
 
 type connNoteKey struct{}
@@ -96,6 +117,9 @@ func connNoteOf(ctx context.Context) *connNote {
 }
 
 func (n *connNote) gotConn(info httptrace.GotConnInfo) {
+	if hc, ok := info.Conn.(*headConn); ok {
+		hc.arm(n)
+	}
 	host, _, err := net.SplitHostPort(info.Conn.RemoteAddr().String())
 	if err != nil {
 		return

@@ -1,13 +1,16 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"strings"
 	"testing"
 )
@@ -48,5 +51,64 @@ func TestCaptureKeepsTheBodyAsSent(t *testing.T) {
 		if !bytes.Contains(r.Capture.Head, []byte(want)) {
 			t.Errorf("record head lacks %q:\n%s", want, r.Capture.Head)
 		}
+	}
+}
+
+// With --warc an HTTP/1.1 answer's head is recorded as it came: the
+// status line and fields in the server's order and case, past an interim
+// 100 answer; a chunked answer's Transfer-Encoding is dropped with its
+// chunking. Two requests on one kept-alive connection each get their own.
+func TestCaptureKeepsTheHeadAsReceived(t *testing.T) {
+	t.Parallel()
+	answers := []string{
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nx-lower: a\r\nETag: \"v1\"\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello",
+		"HTTP/1.1 404 Not Found\r\nServer: odd\r\ncontent-type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n4\r\ngone\r\n0\r\n\r\n",
+	}
+	want := []string{
+		"HTTP/1.1 200 OK\r\nx-lower: a\r\nETag: \"v1\"\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\n",
+		"HTTP/1.1 404 Not Found\r\nServer: odd\r\ncontent-type: text/plain\r\n\r\n",
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for _, a := range answers {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					c.Write([]byte(a))
+				}
+			}()
+		}
+	}()
+	cfg := DefaultOptions()
+	cfg.AllowPrivate = true
+	f := mustNew(t, cfg)
+	t.Cleanup(f.Close)
+	f.KeepExchanges()
+	for i, path := range []string{"/a", "/b"} {
+		u, _ := url.Parse("http://" + ln.Addr().String() + path)
+		r := f.Get(context.Background(), u, nil)
+		if r.Capture == nil {
+			t.Fatalf("%s: no capture (%v)", path, r.Err)
+		}
+		if string(r.Capture.Head) != want[i] {
+			t.Errorf("%s: head\n%q, want\n%q", path, r.Capture.Head, want[i])
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("the two requests came on %d connections, want one kept alive", n)
 	}
 }

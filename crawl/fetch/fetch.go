@@ -118,7 +118,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 	tr := &http.Transport{
 		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,
-		DialContext:            g.dial,
+		DialContext:            dialHeads(g.dial),
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
