@@ -86,7 +86,7 @@ func runWacz(io IO, db waczDB, opts *waczOptions, now time.Time) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	err = wacz.Write(tmp, wacz.Package{Title: job, Software: "polite/" + Version, Created: now, WARCs: paths})
+	err = wacz.Write(tmp, wacz.Package{Title: output.JobName(job), Software: "polite/" + Version, Created: now, WARCs: paths})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -188,7 +188,8 @@ func (c *crawler) prepare() (passStart, error) {
 	var ww *warc.Writer
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Files: c.cfg.WarcFiles}
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Files: c.cfg.WarcFiles,
+			Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err

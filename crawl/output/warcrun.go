@@ -72,6 +72,8 @@ type Warc struct {
 	UserAgent string // sent on every request
 	Agent     string // the product token robots.txt is obeyed for
 	MaxSize   int64  // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	// Requisites is the crawl's --requisites, told in the warcinfo.
+	Requisites string
 	// Files records each file begun, for polite wacz; nil for none.
 	Files WarcFiles
 }
@@ -104,7 +106,7 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 		OnFile:  onFile,
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
-			Job: cfg.Job, Run: strconv.FormatInt(run.ID, 10)},
+			Job: JobName(cfg.Job), Run: strconv.FormatInt(run.ID, 10), Requisites: cfg.Requisites},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open WARC files: %w", err)
@@ -125,16 +127,22 @@ func Worker() string {
 	return fmt.Sprintf("%s~%d", host, h.PID)
 }
 
+// JobName is a job's short display name, which WARC files show instead of
+// a seed file's path: the file's base name without its extension.
+func JobName(job string) string {
+	short := filepath.Base(job)
+	if ext := filepath.Ext(short); ext != "" && ext != short {
+		short = strings.TrimSuffix(short, ext)
+	}
+	return short
+}
+
 // warcPrefix is JOB-RUN-TIMESTAMP with the job's short name (a seed
 // file's base name without its extension) made safe for a file name:
 // what is not a letter, digit, '.', '_' or '-' becomes '_', and a long job
 // is cut.
 func warcPrefix(job string, run int64, start time.Time) string {
-	short := filepath.Base(job)
-	if ext := filepath.Ext(short); ext != "" && ext != short {
-		short = strings.TrimSuffix(short, ext)
-	}
-	safe := unsafeName.ReplaceAllString(short, "_")
+	safe := unsafeName.ReplaceAllString(JobName(job), "_")
 	if len(safe) > 100 {
 		safe = safe[:100]
 	}

@@ -33,6 +33,8 @@ type Info struct {
 	Robots    string // the robots.txt policy, "obey"
 	Job       string // the job the run belongs to
 	Run       string // the run's id
+	// Requisites is which page requisites the crawl fetches (--requisites).
+	Requisites string
 }
 
 // Options says where the files go and what they are called.
