@@ -76,6 +76,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
+		sc.links.Kept(e)
 	case fateDone:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(r.resp.Body))
 		e.ETag, e.LastModified = r.resp.Header.Get("ETag"), r.resp.Header.Get("Last-Modified")
@@ -83,6 +84,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
+		sc.links.Kept(e)
 		for _, ne := range sc.links.Found(e, r.links, r.reqs, now) {
 			l.add(ne)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/polite-crawler/polite/crawl"
@@ -60,10 +61,11 @@ func TestRequisitesFetchedUnderTheCrawlsRules(t *testing.T) {
 	tests := []struct {
 		mode      urls.Requisites
 		site, cdn []string
+		summary   string
 	}{
-		{urls.RequisitesAnyHost, all, []string{"/robots.txt", "/x.js", "/print.css", "/font.woff2"}},
-		{urls.RequisitesSameHost, all, nil},
-		{urls.RequisitesOff, []string{"/robots.txt", "/"}, nil},
+		{urls.RequisitesAnyHost, all, []string{"/robots.txt", "/x.js", "/print.css", "/font.woff2"}, "of them 7 requisites from 2 hosts"},
+		{urls.RequisitesSameHost, all, nil, "of them 4 requisites from 1 host "},
+		{urls.RequisitesOff, []string{"/robots.txt", "/"}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
@@ -75,8 +77,14 @@ func TestRequisitesFetchedUnderTheCrawlsRules(t *testing.T) {
 			web.use(&cfg)
 			db := mustOpen(t)
 			mustExclude(t, db, "http://site.example/excluded/")
-			if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+			rep, err := crawl.Run(context.Background(), db, cfg)
+			if err != nil {
 				t.Fatal(err)
+			}
+			var text strings.Builder
+			rep.WriteText(&text)
+			if got := strings.Contains(text.String(), "requisite"); tt.summary == "" && got || tt.summary != "" && !strings.Contains(text.String(), tt.summary) {
+				t.Errorf("summary does not say %q:\n%s", tt.summary, text.String())
 			}
 			if got := sorted(site.paths()); !slices.Equal(got, sorted(tt.site)) {
 				t.Errorf("site.example asked for %q, want %q", got, sorted(tt.site))

@@ -177,4 +177,5 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Totals.NotModified = counts[frontier.NotModified]
 	rep.Totals.Excluded = counts[frontier.Excluded]
 	rep.Totals.Dead = counts[frontier.Dead]
+	rep.Totals.Requisites, rep.Totals.RequisiteHosts = sc.links.Tally()
 }

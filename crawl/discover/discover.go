@@ -30,7 +30,25 @@ type Discovery struct {
 	Log        *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+	requisites   int               // requisites fetched this run (done or not modified)
+	reqHosts     map[string]bool   // their hosts
 }
+
+// Kept counts e, fetched and kept (done or not modified), when it is a
+// requisite.
+func (d *Discovery) Kept(e frontier.Entry) {
+	if e.Kind != frontier.Requisite {
+		return
+	}
+	if d.reqHosts == nil {
+		d.reqHosts = map[string]bool{}
+	}
+	d.requisites++
+	d.reqHosts[e.Host] = true
+}
+
+// Tally is how many requisites this run kept, and from how many hosts.
+func (d *Discovery) Tally() (n, hosts int) { return d.requisites, len(d.reqHosts) }
 
 // Found returns a page's links as entries one level deeper than e, and
 // its requisites as entries of kind frontier.Requisite at e's depth (they

@@ -59,6 +59,10 @@ type Totals struct {
 	Retries     int   `json:"retries"`
 	Throttled   int   `json:"throttled"` // 429 + 503
 	Bytes       int64 `json:"bytes"`
+	// Requisites are the page requisites fetched (done or not modified)
+	// and RequisiteHosts their hosts (--requisites).
+	Requisites     int `json:"requisites,omitempty"`
+	RequisiteHosts int `json:"requisite_hosts,omitempty"`
 }
 
 // DeadURL is a URL that failed for good.
@@ -195,6 +199,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "polite: job %q, run %d: %s after %s, exit %d\n", r.Job, r.RunID, r.StopReason, HumanDuration(r.DurationS), r.ExitCode)
 	fmt.Fprintf(&b, "  %d done, %d not modified, %d excluded, %d dead, %d waiting for the next run\n",
 		t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if t.Requisites > 0 {
+		fmt.Fprintf(&b, "  of them %d %s from %d %s (images, stylesheets, scripts...)\n", t.Requisites,
+			Plural(t.Requisites, "requisite", "requisites"), t.RequisiteHosts, Plural(t.RequisiteHosts, "host", "hosts"))
+	}
 	rate := 0.0
 	if r.DurationS > 0 {
 		rate = float64(t.Requests) / r.DurationS
