@@ -39,6 +39,22 @@ type crawlerFigures struct {
 	recorded int           // 2xx fetches of the run in SQLite
 	onDisk   int           // manifest bodies found on disk with their size
 	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
+	// complete is the pages whose requisites (benchRequisites each) were
+	// all answered 2xx too: with --warc, which fetches them.
+	complete int
+}
+
+// benchRequisites is how many requisites each page of the throughput
+// origins needs (an image, a stylesheet, a script); polite fetches them
+// with --warc only.
+const benchRequisites = 3
+
+// completeRate is complete pages (a page with its requisites) per second.
+func (f crawlerFigures) completeRate() float64 {
+	if f.wall <= 0 {
+		return 0
+	}
+	return float64(f.complete) / f.wall.Seconds()
 }
 
 func (f crawlerFigures) rate() float64 {
@@ -79,7 +95,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if _, err := os.Stat(o.polite); err != nil {
 		return fmt.Errorf("polite binary: %w (build it with make build, or pass -polite)", err)
 	}
-	origins := startOrigins(o.hosts, crawltest.Config{Robots: robotsTxt, Pages: o.pages, Links: 3, Log: true})
+	origins := startOrigins(o.hosts, crawltest.Config{Robots: robotsTxt, Pages: o.pages, Links: 3, Log: true, Requisites: benchRequisites})
 	defer closeOrigins(origins)
 	var urls []string
 	for p := range o.pages { // page-major: every crawler meets the hosts in turn
@@ -146,11 +162,23 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	return nil
 }
 
+// requisiteOf returns the page a requisite's path (/req/N/I.EXT) belongs
+// to, N.
+func requisiteOf(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/req/")
+	if !ok {
+		return "", false
+	}
+	page, _, _ := strings.Cut(rest, "/")
+	return page, true
+}
+
 // served reads the 2xx page answers the origins counted (robots.txt left
 // out) into f, with the time to 90% of them, and resets the origins.
 func served(origins []*origin, f *crawlerFigures) error {
 	var first time.Time
 	var pages []time.Time
+	complete := map[string]int{} // origin and page -> its 2xx answers, page included
 	for _, o := range origins {
 		s := o.o.Stats()
 		o.o.Reset()
@@ -161,12 +189,23 @@ func served(origins []*origin, f *crawlerFigures) error {
 			if first.IsZero() || r.At.Before(first) {
 				first = r.At
 			}
-			if r.Status == http.StatusOK && !isRobots(r.Path) {
-				pages = append(pages, r.At)
+			if r.Status != http.StatusOK || isRobots(r.Path) {
+				continue
 			}
+			if page, ok := requisiteOf(r.Path); ok {
+				complete[o.srv.URL+"/page/"+page]++
+				continue
+			}
+			pages = append(pages, r.At)
+			complete[o.srv.URL+r.Path]++
 		}
 	}
 	f.pages = len(pages)
+	for _, n := range complete {
+		if n == 1+benchRequisites {
+			f.complete++
+		}
+	}
 	if len(pages) == 0 {
 		return errors.New("no page reached the origins")
 	}
