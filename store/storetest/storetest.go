@@ -57,6 +57,8 @@ type RunReads interface {
 	GetRun(id int64) (frontier.Run, error)
 	AddFetches([]frontier.Fetch) error
 	Fetches(runID int64) ([]frontier.Fetch, error)
+	AddWarcFile(f frontier.WarcFile) error
+	WarcFiles(job string) ([]frontier.WarcFile, error)
 }
 
 // Config is how the suite reaches the store under test.
@@ -121,6 +123,7 @@ func Run(t *testing.T, c Config) {
 		{"RobotsCacheIsShared", testRobotsCacheIsShared},
 		{"RunsRoundTrip", testRunsRoundTrip},
 		{"FetchesRoundTrip", testFetchesRoundTrip},
+		{"WarcFilesRoundTrip", testWarcFiles},
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
