@@ -44,19 +44,6 @@ type crawlerFigures struct {
 	complete int
 }
 
-// benchRequisites is how many requisites each page of the throughput
-// origins needs (an image, a stylesheet, a script); polite fetches them
-// with --warc only.
-const benchRequisites = 3
-
-// completeRate is complete pages (a page with its requisites) per second.
-func (f crawlerFigures) completeRate() float64 {
-	if f.wall <= 0 {
-		return 0
-	}
-	return float64(f.complete) / f.wall.Seconds()
-}
-
 func (f crawlerFigures) rate() float64 {
 	if f.wall <= 0 {
 		return 0
@@ -160,17 +147,6 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	}
 	b.throughput = t
 	return nil
-}
-
-// requisiteOf returns the page a requisite's path (/req/N/I.EXT) belongs
-// to, N.
-func requisiteOf(path string) (string, bool) {
-	rest, ok := strings.CutPrefix(path, "/req/")
-	if !ok {
-		return "", false
-	}
-	page, _, _ := strings.Cut(rest, "/")
-	return page, true
 }
 
 // served reads the 2xx page answers the origins counted (robots.txt left
