@@ -24,7 +24,7 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 		args     []string
 		inStderr string
 	}{
-		{"no seed argument", []string{"crawl", "--db", db}, "requires at least 1 arg"},
+		{"no seed argument", []string{"crawl", "--db", db}, "polite crawl needs its seeds"},
 		{"an empty $SEEDS", []string{"crawl", "--db", db, ""}, "no such file, and not an http(s) URL"},
 		{"two seed files", []string{"crawl", "--db", db, a, b}, "not several sources"},
 		{"a file and a URL", []string{"crawl", "--db", db, a, "https://c.example/"}, "not several sources"},
@@ -89,10 +89,8 @@ func TestCLIURLArguments(t *testing.T) {
 	if err := json.Unmarshal([]byte(rr.stdout), &runs); err != nil || len(runs) != 1 {
 		t.Fatalf("runs --json = %s (%v), want one run", rr.stdout, err)
 	}
-	if job := runs[0].Job; !strings.HasPrefix(job, "args@") {
-		t.Errorf("job %q, want args@TIME", job)
-	} else if _, err := time.Parse(time.RFC3339, strings.TrimPrefix(job, "args@")); err != nil {
-		t.Errorf("job %q does not end in an RFC 3339 time: %v", job, err)
+	if job, want := runs[0].Job, "urls:"+srv.URL+"/one "+srv.URL+"/two?x=1"; job != want {
+		t.Errorf("job %q, want %q (the URLs' sorted set)", job, want)
 	}
 }
 
@@ -163,6 +161,11 @@ func TestCLIQuietForCron(t *testing.T) {
 		fmt.Fprintf(&bad, "not a url %d\n", i)
 	}
 	good := writeFile(t, "good.txt", srv.URL+"/ok\n")
+	// A new database is announced once, -q or not: a typo in --db must
+	// not start over unseen.
+	if r := run(t, "", "-q", "status", "--db", db); !strings.Contains(r.stderr, "new database") {
+		t.Errorf("-q on a new database: stderr %q, want it announced", r.stderr)
+	}
 	r := run(t, "", append([]string{"crawl", "-q", "--db", db, "--out", filepath.Join(dir, "o1"), good}, fast...)...)
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Errorf("-q on success: exit %d, stdout %q, stderr %q; want 0 and nothing at all", r.code, r.stdout, r.stderr)

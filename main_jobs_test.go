@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -206,12 +207,13 @@ func TestCLIOutIsAnArchive(t *testing.T) {
 				RunID  int64  `json:"run_id"`
 				RunDir string `json:"run_dir"`
 			}
-			readJSON(t, filepath.Join(out, "runs", fmt.Sprint(id), "report.json"), &rep)
-			if rep.RunID != int64(id) || rep.RunDir != filepath.Join(out, "runs", fmt.Sprint(id)) {
-				t.Errorf("runs/%d/report.json is run %d in %s", id, rep.RunID, rep.RunDir)
+			dir := runFolder(t, out, id)
+			readJSON(t, filepath.Join(dir, "report.json"), &rep)
+			if rep.RunID != int64(id) || rep.RunDir != dir {
+				t.Errorf("%s/report.json is run %d in %s", dir, rep.RunID, rep.RunDir)
 			}
-			if _, err := os.Stat(filepath.Join(out, "runs", fmt.Sprint(id), "report.html")); err != nil {
-				t.Errorf("runs/%d/report.html: %v", id, err)
+			if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+				t.Errorf("run %d's report.html: %v", id, err)
 			}
 		}
 		var top struct {
@@ -222,26 +224,65 @@ func TestCLIOutIsAnArchive(t *testing.T) {
 			t.Errorf("report.json at the top is run %d, want the latest, 3", top.RunID)
 		}
 		r := run(t, "", "report", "--db", db, "1")
-		if r.code != 0 || !strings.Contains(r.stdout, "run 1:") || !strings.Contains(r.stdout, filepath.Join(out, "runs", "1")) {
-			t.Errorf("polite report 1: exit %d\n%s\nwant run 1 and its folder runs/1", r.code, r.stdout)
+		if r.code != 0 || !strings.Contains(r.stdout, "run 1:") || !strings.Contains(r.stdout, runFolder(t, out, 1)) {
+			t.Errorf("polite report 1: exit %d\n%s\nwant run 1 and its folder %s", r.code, r.stdout, runFolder(t, out, 1))
 		}
 		page := filepath.Join(dir, "two.html")
 		if r := run(t, "", "report", "--db", db, "2", "--html", page); r.code != 0 {
 			t.Fatalf("polite report 2 --html: exit %d\n%s", r.code, r.stderr)
 		}
-		own, err := os.ReadFile(filepath.Join(out, "runs", "2", "report.html"))
+		own, err := os.ReadFile(filepath.Join(runFolder(t, out, 2), "report.html"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := os.ReadFile(page); string(got) != string(own) {
-			t.Errorf("polite report 2 --html wrote another page than runs/2/report.html")
+			t.Errorf("polite report 2 --html wrote another page than run 2's own report.html")
+		}
+	})
+
+	// Another database writing to the same folder numbers its runs from 1
+	// too; its run 1 gets a folder of its own, and the first database's
+	// run 1 keeps its reports.
+	t.Run("another database", func(t *testing.T) {
+		first := runFolder(t, out, 1)
+		kept, err := os.ReadFile(filepath.Join(first, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(dir, "other.db")
+		if r := run(t, "", append(append([]string{"crawl", "--db", other, "--out", out}, fast...), seedFile)...); r.code != 0 {
+			t.Fatalf("crawl into the same folder from another database: exit %d\n%s", r.code, r.stderr)
+		}
+		ones, _ := filepath.Glob(filepath.Join(out, "runs", "*-1"))
+		if len(ones) != 2 {
+			t.Fatalf("run folders of number 1: %v, want one for each database", ones)
+		}
+		if again, _ := os.ReadFile(filepath.Join(first, "report.json")); string(again) != string(kept) {
+			t.Errorf("the other database's run 1 changed %s/report.json", first)
+		}
+		var rep struct {
+			RunID  int64  `json:"run_id"`
+			RunDir string `json:"run_dir"`
+		}
+		readJSON(t, filepath.Join(out, "report.json"), &rep)
+		if rep.RunID != 1 || rep.RunDir == first || !slices.Contains(ones, rep.RunDir) {
+			t.Errorf("the other database's report: run %d in %s; want run 1 in the other of %v", rep.RunID, rep.RunDir, ones)
 		}
 	})
 }
 
-// A host that refuses every connection of a run cut by --max-duration is
-// named in the summary, report.json and polite runs --json, with its
-// reason, and the run exits 1 so that cron tells someone.
+// runFolder is run id's own folder under out: runs/STORE-RUN, STORE the
+// database's identity (8 hex digits); the test fails unless there is
+// exactly one.
+func runFolder(t *testing.T, out string, id int) string {
+	t.Helper()
+	ms, _ := filepath.Glob(filepath.Join(out, "runs", fmt.Sprintf("*-%d", id)))
+	if len(ms) != 1 || !regexp.MustCompile(fmt.Sprintf(`^[0-9a-f]{8}-%d$`, id)).MatchString(filepath.Base(ms[0])) {
+		t.Fatalf("run %d's folders under %s/runs: %v, want one named IDENTITY-%d", id, out, ms, id)
+	}
+	return ms[0]
+}
+
 func TestCLIRefusedHostIsNamed(t *testing.T) {
 	_, srv := serve(t, crawltest.Config{})
 	l, err := net.Listen("tcp", "127.0.0.1:0")

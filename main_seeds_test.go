@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/store"
@@ -105,5 +106,56 @@ func TestCLIThousandBadSeedLines(t *testing.T) {
 	}
 	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Rejected) != 1000 || rep.Rejected[999].Line != 1000 {
 		t.Errorf("report lists %d rejected lines (%v), want 1000 up to line 1000", len(rep.Rejected), err)
+	}
+}
+
+// The seed file is the truth for seeds: a line removed from it gets no
+// request at the next pass, while the other seeds are asked conditionally
+// (what is stored for them is kept); and a file replaced by another of
+// the same size and modification time (cp -p, rsync -t) is read again.
+func TestCLIRemovedSeedLineIsNotFetched(t *testing.T) {
+	o, srv := serve(t, crawltest.Config{})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "seeds.txt")
+	args := append([]string{"crawl", "--db", filepath.Join(dir, "polite.db"), "--out", filepath.Join(dir, "out"), file}, fast...)
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	steps := []struct {
+		name      string
+		seeds     string
+		fetched   []string
+		untouched []string
+	}{
+		{"first", "/a\n/b\n/c\n", []string{"/a", "/b", "/c"}, nil},
+		{"line removed", "/a\n/c\n", []string{"/a", "/c"}, []string{"/b"}},
+		{"same size and time, other content", "/a\n/d\n", []string{"/a", "/d"}, []string{"/b", "/c"}},
+	}
+	for _, st := range steps {
+		var lines string
+		for _, l := range strings.SplitAfter(st.seeds, "\n") {
+			if l != "" {
+				lines += srv.URL + l
+			}
+		}
+		if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(file, when, when); err != nil {
+			t.Fatal(err)
+		}
+		o.Reset()
+		r := run(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d, stderr %s", st.name, r.code, r.stderr)
+		}
+		for _, p := range st.fetched {
+			if n := o.Stats().ByPath[p]; n != 1 {
+				t.Errorf("%s: %s requested %d times, want once", st.name, p, n)
+			}
+		}
+		for _, p := range st.untouched {
+			if n := o.Stats().ByPath[p]; n != 0 {
+				t.Errorf("%s: removed seed %s requested %d times, want 0", st.name, p, n)
+			}
+		}
 	}
 }

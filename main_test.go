@@ -67,7 +67,15 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 
 func runIn(t *testing.T, stdin string, env []string, args ...string) result {
 	t.Helper()
+	return runPolite(t, "", stdin, env, args...)
+}
+
+// runPolite runs the binary in dir ("" for the test's own) with stdin and
+// env, and returns its exit code and output.
+func runPolite(t *testing.T, dir, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(polite, args...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -273,7 +281,10 @@ func TestCLICrawlStatusAndSecondRun(t *testing.T) {
 			continue
 		}
 		found = true
-		if h.StoredStartS <= 0.005 || h.DelayStartS <= 0.005 || h.DelayStartS > h.StoredStartS {
+		// Not "at most the stored delay": the host's robots.txt answer comes
+		// first, and on a loaded machine its latency may already have
+		// raised the delay the first page starts from.
+		if h.StoredStartS <= 0.005 || h.DelayStartS <= 0.005 {
 			t.Errorf("second run started the busy host at %.3fs (stored %.3fs); want the aged stored delay, above the 5ms start", h.DelayStartS, h.StoredStartS)
 		}
 	}
@@ -712,8 +723,8 @@ func TestCLIWriteFailureStopsTheRun(t *testing.T) {
 
 // TestCLIBadInputAtTheEdges feeds the command bad flags, odd seed files and
 // database paths it cannot use: each is refused with a clear message and
-// its exit code, never a panic; a database folder that does not exist yet
-// is created.
+// its exit code, never a panic; a --db in a folder that does not exist is
+// a usage error (a typo must not start over with nothing learned).
 func TestCLIBadInputAtTheEdges(t *testing.T) {
 	_, srv := serve(t, crawltest.Config{})
 	dir := t.TempDir()
@@ -765,7 +776,7 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 		{"binary seed file", crawl(writeFile(t, "bin.txt", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n\x1a\n")), []int{2}, "no valid seed"},
 		{"a 1 MB line alone", crawl(writeFile(t, "long.txt", longLine)), []int{2}, "long.txt:1: line longer than"},
 		{"a 1 MB line and a good one", crawl(writeFile(t, "longok.txt", longLine+srv.URL+"/fine\n")), []int{0}, "longok.txt:1: line longer than"},
-		{"db in a folder that does not exist", []string{"crawl", "--db", filepath.Join(dir, "new", "deeper", "polite.db"), "--out", filepath.Join(dir, "out2"), good, "--progress", "never"}, []int{0}, ""},
+		{"db in a folder that does not exist", []string{"crawl", "--db", filepath.Join(dir, "new", "deeper", "polite.db"), "--out", filepath.Join(dir, "out2"), good, "--progress", "never"}, []int{2}, "deeper does not exist"},
 		{"db under a file", []string{"crawl", "--db", filepath.Join(aFile, "polite.db"), good}, []int{1, 2}, aFile},
 		{"db is a folder", []string{"crawl", "--db", dir, good}, []int{1, 2}, dir},
 		{"db is a text file", []string{"crawl", "--db", foreign, good}, []int{1, 2}, foreign},

@@ -12,8 +12,8 @@ import (
 // tellAttention writes what in the run needs a person (report.Attention)
 // to stderr as warnings, through the run's logger: --quiet keeps them and
 // --log-format json keeps stderr JSON. stdout has the summary.
-func tellAttention(log *slog.Logger, db reportDB, rep *report.Report) {
-	for _, n := range rep.Attention(cutShortStreak(db, rep.Job)) {
+func tellAttention(log *slog.Logger, db reportDB, job string, rep *report.Report) {
+	for _, n := range rep.Attention(cutShortStreak(db, job)) {
 		log.LogAttrs(context.Background(), slog.LevelWarn, n.Msg, n.Attrs...)
 	}
 }

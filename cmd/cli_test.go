@@ -34,7 +34,7 @@ func TestGoldenCrawlHelp(t *testing.T) {
 	checkGolden(t, "crawl-help.txt", out)
 	// Every flag of crawl is listed once, under a heading.
 	headings := regexp.MustCompile(`(?m)^[A-Z][A-Za-z ]+:$`).FindAllString(out, -1)
-	want := []string{"Usage:", "Examples:", "Seeds and jobs:", "Pacing:", "Budgets and limits:", "Links and scope:",
+	want := []string{"Usage:", "Examples:", "Seeds and jobs:", "Pacing:", "Budgets and limits:", "Links and scope:", "Request headers:",
 		"Output:", "Network and identity:", "Progress and logs:", "Global Flags:", "Exit codes:"}
 	if strings.Join(headings, "|") != strings.Join(want, "|") {
 		t.Errorf("headings %q, want %q", headings, want)
@@ -78,7 +78,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"help topic mistyped", []string{"help", "crwal"}, "did you mean crawl?"},
 		{"unknown flag, suggested", []string{"crawl", "--max-bodyy", "1MB", "x"}, "did you mean --max-body?"},
 		{"unknown shorthand", []string{"runs", "-z"}, "unknown shorthand flag: 'z'"},
-		{"crawl without seeds", []string{"crawl"}, "requires at least 1 arg"},
+		{"crawl without seeds", []string{"crawl"}, "needs its seeds: a seed file, - for stdin, or one or more http(s) URLs"},
 		{"status with an argument", []string{"status", "x"}, `unknown command "x" for "polite status"`},
 		{"runs with an argument", []string{"runs", "x"}, "polite runs"},
 		{"report with two runs", []string{"report", "1", "2"}, "accepts at most 1 arg"},

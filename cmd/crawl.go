@@ -25,12 +25,15 @@ type crawlOptions struct {
 	Job             string
 	Contact         string
 	FloorHosts      []string
+	Headers         []string // --header 'Name: value'
+	HostHeaders     []string // --header-host HOST='Name: value'
+	HeaderFile      string   // --header-file FILE
 	SlowDownPattern string
 	Progress        string
 	Config          crawl.Config
 
 	Now    func() time.Time    // names the jobs of stdin and URL arguments
-	Getenv func(string) string // POLITE_CONTACT, XDG_CONFIG_HOME, HOME
+	Getenv func(string) string // POLITE_CONTACT, POLITE_HEADERS, XDG_CONFIG_HOME, HOME
 
 	source seedSource
 }
@@ -46,8 +49,13 @@ integer priority after it (higher first), blank lines and # comments
 ignored. An argument that is no file but an http(s) URL is taken as a URL.
 
 Without --job the job is the seed file's absolute path, so two seeds.txt in
-two folders never share a frontier; stdin and URL arguments are a job of
-their own each run (stdin@TIME, args@TIME): give --job to resume them.
+two folders never share a frontier; URL arguments are one job, their sorted
+set, so the same URLs crawled again are asked conditionally; stdin is a job
+of its own each run (stdin@TIME): give --job to resume it. A job also has a
+short display name (--job's, the seed file's base name or the first URL's
+host, made unique in the database), which its WARC files, manifest and
+reports carry; other commands find a job by --job as crawl named it, by its
+seed file, or by its display name.
 
 Every host is paced by a controller that starts at --start, speeds up while
 the host answers well, backs off on 429, 503 and rising latency, obeys
@@ -74,8 +82,15 @@ dead URLs, and a job cut short by a budget in each of its last 3 runs. With
   polite crawl --out /srv/mirror --max-duration 50m --job nightly seeds.txt
   polite crawl --floor-host api.example.org=5s --max-body 50MB seeds.txt
   polite crawl --pace-by ip --depth 1 department-sites.txt
+  polite crawl --header 'Accept: application/json' --header-file ~/.config/polite/api.headers https://api.example.org/items
   grep -v '^#' urls.txt | polite crawl --job adhoc -`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("%w: polite crawl needs its seeds: a seed file, - for stdin, or one or more http(s) URLs "+
+					"(polite crawl seeds.txt; polite crawl https://example.org/; see polite help crawl)", errUsage)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			return runCrawl(cmd.Context(), io, g, opts)
@@ -98,6 +113,13 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	if c.Job == "" {
 		c.Job = src.job(o.Now())
 	}
+	if src.stdin && o.Job == "" {
+		log.Warn("stdin without --job is a job of its own: nothing of this run will be resumed, "+
+			"and its URLs will not be fetched conditionally next time", "job", c.Job, "fix", "give --job NAME")
+	}
+	if len(src.urls) > 0 {
+		c.Refresh = 0 // URLs named on the command line are fetched when asked (conditionally)
+	}
 	if c.UserAgent == "" {
 		contact, from, err := resolveContact(o.Contact, o.Getenv)
 		if err != nil {
@@ -115,6 +137,12 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	}
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
+	}
+	if c.Headers, err = o.headers(); err != nil {
+		return c, err
+	}
+	if c.Follow.MaxNext < 1 {
+		return c, fmt.Errorf("%w: --max-next must be at least 1, got %d", errUsage, c.Follow.MaxNext)
 	}
 	re, err := crawl.CompileSlowDown(o.SlowDownPattern)
 	if err != nil {
@@ -248,12 +276,15 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx, cfg.WarcFiles = db.shared, db.seedTx, db.appDB
+	cfg.Shared, cfg.SeedTx, cfg.Wake, cfg.WarcFiles = db.shared, db.seedTx, db.wake, db.appDB
+	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
+		return err
+	}
 
 	rep, err := crawl.Run(ctx, db.appDB, cfg)
 	bar.finish(rep)
 	if rep != nil {
-		tellAttention(logger, db, rep)
+		tellAttention(logger, db, cfg.Job, rep)
 	}
 	if rep != nil && !(g.Quiet && err == nil && rep.ExitCode == 0) {
 		// A reader that went away (polite crawl ... | head -1) is no failure.

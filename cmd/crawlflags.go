@@ -3,7 +3,9 @@ package cmd
 import (
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
+	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/spf13/pflag"
 )
 
@@ -68,7 +70,11 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.BoolVar(&c.Sitemaps, "sitemaps", false, "read the seed hosts' robots.txt Sitemap lines and seeds named *sitemap*; queue what they list, skip pages whose lastmod is not after their last fetch")
 	f.Var(newEnumValue((*string)(&c.Requisites), "off", "same-host", "any-host"), "requisites",
 		"page requisites fetched (images, stylesheets, scripts...): off, same-host or any-host (default any-host with --warc, else off)")
-	groupFlags(f, "Links and scope", "depth", "scope", "requisites", "allow-private", "sitemaps")
+	f.StringSliceVar(&c.Follow.Rels, "follow", urls.DefaultRels, "`rels` of an answer's Link header followed at its own depth, any content type (e.g. next,prev,first,last)")
+	f.IntVar(&c.Follow.MaxNext, "max-next", discover.DefaultMaxNext, "longest chain of Link relations followed in a run (next of next...)")
+	groupFlags(f, "Links and scope", "depth", "scope", "requisites", "allow-private", "sitemaps", "follow", "max-next")
+
+	headerFlags(f, o)
 
 	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
 	f.BoolVar(&c.Warc, "warc", false, "also keep every fetch, robots.txt too, as WARC records in FOLDER/warc")
@@ -90,4 +96,13 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	o.Progress = "auto"
 	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")
 	groupFlags(f, "Progress and logs", "progress")
+}
+
+// headerFlags defines the request headers' flags, under their own
+// heading, apart from --header-timeout (a deadline for the answer's).
+func headerFlags(f *pflag.FlagSet, o *crawlOptions) {
+	f.StringArrayVar(&o.Headers, "header", nil, "request `HEADER` 'Name: value' sent to the seeds' hosts (repeatable); Authorization and Cookie only to the seeds' scheme, host and port")
+	f.StringArrayVar(&o.HostHeaders, "header-host", nil, "request header sent to one host only: `HOST=HEADER`, as in api.example.org='Accept: application/json' (HOST or HOST:PORT; repeatable)")
+	f.StringVar(&o.HeaderFile, "header-file", "", "`file` of secret request headers, one 'Name: value' a line, sent to the seeds' scheme, host and port only and written as [redacted]; the file must be yours and mode 600 (also: $POLITE_HEADERS)")
+	groupFlags(f, "Request headers", "header", "header-host", "header-file")
 }

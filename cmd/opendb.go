@@ -2,6 +2,11 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/seeds"
@@ -21,6 +26,7 @@ type appDB interface {
 	forgetDB
 	excludeDB
 	waczDB
+	jobsDB
 	Close() error
 }
 
@@ -33,8 +39,9 @@ var (
 // whoever opens it (see crawl.Config) when the store plays them.
 type database struct {
 	appDB
-	shared crawl.Shared // PostgreSQL: the crawl workers' coordination; nil for SQLite
-	seedTx seeds.LoadTx // SQLite: seed batches that share a transaction; nil for PostgreSQL
+	shared crawl.Shared    // PostgreSQL: the crawl workers' coordination; nil for SQLite
+	wake   <-chan struct{} // PostgreSQL: the other workers' wake-ups; nil for SQLite
+	seedTx seeds.LoadTx    // SQLite: seed batches that share a transaction; nil for PostgreSQL
 }
 
 // openDB opens the database that --db, $POLITE_DB or the default names:
@@ -50,11 +57,24 @@ func (g *globals) openDB() (*database, error) {
 		if err != nil {
 			return nil, dbServerError{err}
 		}
-		return &database{appDB: db, shared: db.Coordination}, nil
+		if log, err := g.logger(g.errOut, false); err == nil {
+			db.Log = log.Error // an entry recorded without its lease
+		}
+		return &database{appDB: db, shared: db.Coordination, wake: db.Wakes()}, nil
+	}
+	fresh, err := g.checkDBFolder(p)
+	if err != nil {
+		return nil, err
 	}
 	db, err := store.Open(p)
 	if err != nil {
 		return nil, err
+	}
+	if fresh {
+		// A typo in --db must not start over silently with nothing learned.
+		if log, err := g.logger(g.errOut, false); err == nil {
+			log.Warn("new database: nothing learned yet (pace, ETags, jobs)", "db", p)
+		}
 	}
 	// A stale lock taken over is told as a log warning, so that stderr
 	// stays JSON under --log-format json.
@@ -62,6 +82,34 @@ func (g *globals) openDB() (*database, error) {
 		db.Warn = func(s string) { log.Warn(s) }
 	}
 	return &database{appDB: db, seedTx: db.SeedLoads}, nil
+}
+
+// checkDBFolder refuses a database file given by --db or $POLITE_DB
+// whose folder does not exist (a typo would start over with nothing
+// learned): only the default database's folder is created. It reports
+// whether the file is yet to be created.
+func (g *globals) checkDBFolder(p string) (fresh bool, err error) {
+	if _, err := os.Stat(p); err == nil {
+		return false, nil
+	}
+	if g.DB == "" && os.Getenv("POLITE_DB") == "" {
+		return true, nil // the default: its folder is created
+	}
+	from := "--db"
+	if g.DB == "" {
+		from = "POLITE_DB"
+	}
+	dir := filepath.Dir(p)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("%w: %s %s: folder %s does not exist (polite creates the database file, not its folder)", errUsage, from, p, dir)
+	case err != nil:
+		return false, fmt.Errorf("%w: %s %s: %v", errUsage, from, p, err)
+	case !fi.IsDir():
+		return false, fmt.Errorf("%w: %s %s: %s is not a folder", errUsage, from, p, dir)
+	}
+	return true, nil
 }
 
 // withDB runs a command's work on the database and closes it after.

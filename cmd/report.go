@@ -45,6 +45,9 @@ without it, the newest finished run (of --job, when given).`,
 				opts.Run = args[0]
 			}
 			return g.withDB(func(db appDB) error {
+				if err := findJob(db, &opts.Job); err != nil {
+					return err
+				}
 				return runReport(io.Out, db, opts)
 			})
 		},

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,6 +39,9 @@ its end and is shown as died.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withDB(func(db appDB) error {
+				if err := findJob(db, &opts.Job); err != nil {
+					return err
+				}
 				return runRuns(io.Out, db, opts)
 			})
 		},
@@ -139,6 +143,16 @@ func listRuns(db runsDB, job string, limit int, now time.Time) ([]runRow, error)
 	if err != nil {
 		return nil, err
 	}
+	names := map[string]string{}
+	if jdb, ok := db.(jobsDB); ok {
+		js, err := jdb.Jobs()
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range js {
+			names[j.Key] = j.Name
+		}
+	}
 	var rs []runRow
 	for _, r := range runs {
 		if job != "" && r.Job != job {
@@ -147,7 +161,7 @@ func listRuns(db runsDB, job string, limit int, now time.Time) ([]runRow, error)
 		if limit > 0 && len(rs) == limit {
 			break
 		}
-		row := runRow{ID: r.ID, Job: r.Job, Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary,
+		row := runRow{ID: r.ID, Job: r.Job, Name: names[r.Job], Started: r.StartedAt, Ended: r.EndedAt, ExitCode: r.ExitCode, Summary: r.Summary,
 			Died: r.Died(now), PaceBy: r.PaceBy}
 		if !r.EndedAt.IsZero() {
 			row.DurationS = r.EndedAt.Sub(r.StartedAt).Seconds()
@@ -174,7 +188,7 @@ func writeRuns(tw *tabwriter.Writer, rs []runRow, now time.Time, loc *time.Locat
 		if r.PaceBy != "" && r.PaceBy != "host" {
 			sum = "paced by " + r.PaceBy + "; " + sum
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s (%s)\t%s\t%s\t%s\n", r.ID, r.Job,
+		fmt.Fprintf(tw, "%d\t%s\t%s (%s)\t%s\t%s\t%s\n", r.ID, cmp.Or(r.Name, r.Job),
 			r.Started.In(loc).Format("2006-01-02 15:04"), ago(now.Sub(r.Started)), took, exit, sum)
 	}
 }

@@ -90,16 +90,16 @@ func looksLikeHost(a string) bool {
 }
 
 // job is the job a source crawls without --job: the seed file's absolute
-// path, or a job of its own each run for stdin and URL arguments.
+// path, the URL arguments' sorted set (urlsJob), or a job of its own each
+// run for stdin.
 func (s seedSource) job(now time.Time) string {
-	stamp := now.UTC().Format(time.RFC3339)
 	switch {
 	case s.file != "":
 		return s.file
 	case s.stdin:
-		return "stdin@" + stamp
+		return "stdin@" + now.UTC().Format(time.RFC3339)
 	}
-	return "args@" + stamp
+	return urlsJob(s.urls)
 }
 
 // open returns the crawl's seed source: the seed file, the URL

@@ -33,8 +33,9 @@ func TestParseSeedArgs(t *testing.T) {
 	}{
 		{"seed file", []string{seeds}, seeds, ""},
 		{"stdin", []string{"-"}, "stdin@2026-12-01T08:30:00Z", ""},
-		{"one URL", []string{"https://example.org/"}, "args@2026-12-01T08:30:00Z", ""},
-		{"URLs", []string{"https://example.org/", "HTTP://b.example:8080/x?q=1"}, "args@2026-12-01T08:30:00Z", ""},
+		{"one URL", []string{"https://example.org/"}, "urls:https://example.org/", ""},
+		{"URLs: their sorted, normalised set", []string{"https://example.org/", "HTTP://B.example:8080/x?q=1#top", "https://example.org:443/"},
+			"urls:http://b.example:8080/x?q=1 https://example.org/", ""},
 		{"a file named like a URL is a file", []string{weird}, weird, ""},
 		{"no such file, no URL", []string{filepath.Join(dir, "nope.txt")}, "", "no such file, and not an http(s) URL"},
 		{"a host without a scheme", []string{"example.org"}, "", "did you mean https://example.org?"},

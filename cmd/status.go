@@ -80,6 +80,9 @@ instead. --json prints numbers, enums and RFC 3339 times.`,
 					opts.Width = io.Width()
 				}
 				if opts.Job != "" {
+					if err := findJob(db, &opts.Job); err != nil {
+						return err
+					}
 					return runJobStatus(io.Out, db, opts.Job, opts.JSON)
 				}
 				return runStatus(io.Out, db, opts)
@@ -141,6 +144,7 @@ type holdStatus struct {
 type runRow struct {
 	ID        int64     `json:"id"`
 	Job       string    `json:"job"`
+	Name      string    `json:"job_name,omitempty"` // the job's display name, when it has one
 	Started   time.Time `json:"started"`
 	Ended     time.Time `json:"ended,omitzero"`
 	ExitCode  int       `json:"exit_code"`

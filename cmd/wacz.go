@@ -24,6 +24,7 @@ type waczOptions struct {
 // files in.
 type waczDB interface {
 	output.WarcFiles
+	jobsDB
 	WarcFiles(job string) ([]frontier.WarcFile, error)
 	Runs(limit int) ([]frontier.Run, error)
 }
@@ -60,6 +61,9 @@ killed, is an error naming the file.`,
 
 func runWacz(io IO, db waczDB, opts *waczOptions, now time.Time) error {
 	job := opts.Job
+	if err := findJob(db, &job); err != nil {
+		return err
+	}
 	if job == "" {
 		runs, err := db.Runs(1)
 		if err != nil {
@@ -70,12 +74,16 @@ func runWacz(io IO, db waczDB, opts *waczOptions, now time.Time) error {
 		}
 		job = runs[0].Job
 	}
+	title, err := jobTitle(db, job)
+	if err != nil {
+		return err
+	}
 	files, err := db.WarcFiles(job)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("job %q wrote no WARC files (crawl with --warc)", job)
+		return fmt.Errorf("job %q wrote no WARC files (crawl with --warc)", title)
 	}
 	var paths []string
 	for _, f := range files {
@@ -86,7 +94,7 @@ func runWacz(io IO, db waczDB, opts *waczOptions, now time.Time) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	err = wacz.Write(tmp, wacz.Package{Title: output.JobName(job), Software: "polite/" + Version, Created: now, WARCs: paths})
+	err = wacz.Write(tmp, wacz.Package{Title: title, Software: "polite/" + Version, Created: now, WARCs: paths})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -96,6 +104,21 @@ func runWacz(io IO, db waczDB, opts *waczOptions, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", opts.Out, err)
 	}
-	fmt.Fprintf(io.Out, "%s: %d WARC files of job %s\n", opts.Out, len(paths), job)
+	fmt.Fprintf(io.Out, "%s: %d WARC files of job %s\n", opts.Out, len(paths), title)
 	return nil
+}
+
+// jobTitle is the job's display name, or the short name its WARC files
+// carry when it has none.
+func jobTitle(db jobsDB, job string) (string, error) {
+	js, err := db.Jobs()
+	if err != nil {
+		return "", err
+	}
+	for _, j := range js {
+		if j.Key == job && j.Name != "" {
+			return j.Name, nil
+		}
+	}
+	return output.JobName(job), nil
 }

@@ -4,6 +4,7 @@
 package crawl
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
 	"github.com/polite-crawler/polite/crawl/output"
@@ -25,9 +27,10 @@ import (
 // command line's flags fill (DefaultConfig has their defaults), and the
 // Deps it is given.
 type Config struct {
-	Job    string
-	Seeds  seeds.Source
-	OutDir string
+	Job     string
+	JobName string // the job's display name, for its WARC files, manifest and report; "" is Job
+	Seeds   seeds.Source
+	OutDir  string
 
 	UserAgent   string // sent on every request
 	RobotsAgent string // product token for robots.txt; "" means from UserAgent
@@ -51,6 +54,7 @@ type Config struct {
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration // until the response headers
 	CAFile         string        // PEM certificates trusted beside the system's roots (--ca-file)
+	Headers        fetch.Headers // the operator's request headers, each sent only where it may go
 
 	MaxRequests int           // 0: no limit
 	MaxPerHost  int           // 0: no limit
@@ -62,6 +66,7 @@ type Config struct {
 
 	Refresh      time.Duration // skip URLs fetched within it
 	Depth        int
+	Follow       discover.Follow // the Link header relations followed (--follow, --max-next)
 	Scope        urls.Scope
 	Requisites   urls.Requisites // page requisites fetched; "" is off
 	AllowPrivate bool
@@ -95,9 +100,13 @@ type Deps struct {
 
 	// The roles the run's Store may play beside its own, given by whoever
 	// opens it; nil when it does not play them.
-	Shared Shared       // a database several crawling processes share; nil: this process crawls alone
-	SeedTx seeds.LoadTx // seed batches that share a transaction; nil: each batch commits on its own
+	Shared Shared          // a database several crawling processes share; nil: this process crawls alone
+	SeedTx seeds.LoadTx    // seed batches that share a transaction; nil: each batch commits on its own
+	Wake   <-chan struct{} // with Shared: receives when another process released a host, added URLs or a rule
 }
+
+// Name is the job's display name.
+func (c *Config) Name() string { return cmp.Or(c.JobName, c.Job) }
 
 // DefaultConfig returns a Config with every default set; the caller adds
 // the job, seeds and output folder.
@@ -131,7 +140,7 @@ func DefaultConfig() Config {
 func (c *Config) fetchOptions(r fetch.Resolver) fetch.Options {
 	return fetch.Options{UserAgent: c.UserAgent, MaxBody: c.MaxBody, Timeout: c.Timeout,
 		ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout, AllowPrivate: c.AllowPrivate, CAFile: c.CAFile,
-		Resolver: r}
+		Resolver: r, Headers: c.Headers}
 }
 
 // ErrUsage marks a configuration error (exit code 2).

@@ -173,7 +173,7 @@ func (c *crawler) prepare() (passStart, error) {
 		return pass, err
 	}
 	// What runs that crashed wrote joins the manifest before this one adds to it.
-	if ids, err := c.out.PendingJournals(c.run.ID); err != nil || len(ids) > 0 {
+	if ids, err := c.out.PendingJournals(c.run.Folder()); err != nil || len(ids) > 0 {
 		if err == nil {
 			err = c.out.MergeJournals(ids)
 		}
@@ -181,15 +181,15 @@ func (c *crawler) prepare() (passStart, error) {
 			return pass, err
 		}
 	}
-	manifest, err := c.out.OpenJournal(c.run.ID)
+	manifest, err := c.out.OpenJournal(c.run.Folder())
 	if err != nil {
 		return pass, fmt.Errorf("create manifest: %w", err)
 	}
 	var ww *warc.Writer
 	if c.cfg.Warc {
-		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Files: c.cfg.WarcFiles,
-			Requisites: string(c.cfg.Requisites)}
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Name: c.cfg.JobName, Software: c.cfg.Software,
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Redacted: c.cfg.Headers.Secrets(),
+			Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -231,16 +231,16 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	end := c.clock.Now()
 	flushErr, saveErr, manErr := c.sc.wrapUp(end)
 	if manErr == nil {
-		manErr = c.out.MergeJournals([]int64{c.run.ID})
+		manErr = c.out.MergeJournals([]string{c.run.Folder()})
 	}
 
 	rep := c.report(end)
 	for _, advice := range rep.PaceAdvice() {
 		c.log.Warn(advice) // names of one server, each paced alone (--pace-by host)
 	}
-	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || len(rep.Unreachable()) > 0 || len(rep.TLSRefused()) > 0)
+	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || rep.HostFailed())
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := errors.Join(manErr, c.out.WriteReports(c.run.ID, data, rep.WriteHTML))
+	repErr := errors.Join(manErr, c.out.WriteReports(c.run.Folder(), data, rep.WriteHTML))
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.Summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
@@ -251,13 +251,13 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 // here, what the loop did from the scheduler.
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
-		RunID: c.run.ID, Job: c.cfg.Job, End: end,
+		RunID: c.run.ID, Job: c.cfg.Name(), End: end,
 		Rejected: c.rejected,
 		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {
 		rep.OutDir = abs
-		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.ID)))
+		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.Folder())))
 	}
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {

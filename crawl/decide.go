@@ -56,6 +56,8 @@ func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) deci
 		return decision{fate: fateDone, state: frontier.Done}
 	case st >= 300 && st < 400:
 		return decision{fate: fateRedirect}
+	case (st == 401 || st == 403) && resp.Credentials: // the operator's credentials, not the URL, are refused
+		return decision{fate: fateHeld, state: frontier.Deferred, reason: frontier.HTTPReason(st)}
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
 		return failure(e, frontier.HTTPReason(st), true, s)
 	case st == 500 || st == 502 || st == 504:

@@ -7,7 +7,7 @@ import "errors"
 // (report.ExitMeaning); the command exits with it.
 const (
 	ExitOK          = 0   // every URL fetched, unchanged or excluded (report.CrawlExits has the table)
-	ExitFailure     = 1   // some URLs failed for good, a host was unreachable all run or its TLS refused, or an error
+	ExitFailure     = 1   // some URLs failed for good, a host was unreachable all run, its TLS refused or refusing (401, 403), or an error
 	ExitUsage       = 2   // usage or input error
 	ExitLocked      = 3   // another crawl held the database
 	ExitHangup      = 129 // ended by SIGHUP

@@ -212,7 +212,10 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 			srv := watch(t, flaky(), nil)
 			cfg := fastConfig(t, srv.URL+tt.path)
 			cfg.MaxAttempts = 3
-			cfg.Timeout = 150 * time.Millisecond
+			cfg.Timeout = time.Minute // only /hang meets it: a loaded machine may be slow to read a reset
+			if tt.path == "/hang" {
+				cfg.Timeout = 150 * time.Millisecond
+			}
 			cfg.MaxBody = 1000
 			cfg.Pace.Ceiling = 100 * time.Millisecond
 			onFakeClock(t, &cfg) // backoffs and penalties in fake time; the timeout is the wall's

@@ -85,7 +85,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
 		sc.links.Kept(e)
-		for _, ne := range sc.links.Found(e, r.links, r.reqs, now) {
+		for _, ne := range sc.links.Found(e, r.links, now) {
 			l.add(ne)
 		}
 	case fateRedirect:

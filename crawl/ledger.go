@@ -17,6 +17,7 @@ import (
 // state. Only the loop goroutine touches it.
 type ledger struct {
 	job      string
+	name     string // the job's display name, for the manifest
 	runID    int64
 	manifest io.WriteCloser
 
@@ -29,8 +30,8 @@ type ledger struct {
 	err    error                  // the first manifest write that failed
 }
 
-func newLedger(job string) *ledger {
-	return &ledger{job: job, counts: map[frontier.State]int{}}
+func newLedger(job, name string) *ledger {
+	return &ledger{job: job, name: name, counts: map[frontier.State]int{}}
 }
 
 // add puts a discovered URL (a link, a redirect target) into the frontier.
@@ -66,6 +67,8 @@ func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason frontier.Rea
 
 // manifestLine is one line of manifest.jsonl.
 type manifestLine struct {
+	Job         string          `json:"job"`
+	Run         int64           `json:"run"`
 	URL         string          `json:"url"`
 	Status      int             `json:"status"`
 	File        string          `json:"file,omitempty"`
@@ -82,7 +85,7 @@ type manifestLine struct {
 // writeManifest appends the final fetch of an entry to manifest.jsonl and
 // queues its fetch record. delay is the host's delay when it started.
 func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time.Duration, now time.Time) {
-	m := manifestLine{
+	m := manifestLine{Job: l.name, Run: l.runID,
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
 		Attempts: e.Attempts, Reason: e.Reason,

@@ -61,14 +61,15 @@ func (sc *scheduler) run(ctx context.Context) error {
 				break
 			}
 			// Nothing eligible and nothing in flight: make sure the
-			// frontier agrees before ending.
+			// frontier agrees before ending, read after the others' work
+			// (what they found is in by the time they settle theirs).
+			if wake, err = l.othersWork(now); err != nil {
+				return err
+			}
 			if err := sc.hosts.refresh(now); err != nil {
 				return err
 			}
 			if !sc.hosts.anyWork() {
-				if wake, err = l.othersWork(now); err != nil {
-					return err
-				}
 				if wake.IsZero() {
 					break
 				}
@@ -92,11 +93,6 @@ func (sc *scheduler) run(ctx context.Context) error {
 	return sc.failure()
 }
 
-// pendingPoll bounds the wait of a crawl with nothing eligible while other
-// crawling processes sharing the database hold entries: they may find new
-// URLs for it at any time.
-const pendingPoll = time.Second
-
 // othersWork returns when to look at the frontier again while other
 // processes sharing the database hold entries of the job in flight (zero:
 // none, or no Shared role, and the run may end).
@@ -109,10 +105,7 @@ func (l *runLoop) othersWork(now time.Time) (time.Time, error) {
 	if err != nil || n == 0 {
 		return time.Time{}, err
 	}
-	if next.IsZero() || next.After(now.Add(pendingPoll)) {
-		next = now.Add(pendingPoll)
-	}
-	return next, nil
+	return next, nil // or sooner, woken by Config.Wake
 }
 
 // stopping reports whether the run stops dispatching at now: interrupted,
@@ -218,7 +211,7 @@ func (l *runLoop) wait(now, wake time.Time, stopping bool) {
 	// The loop says it waits, and a fake clock may move on, only when
 	// nothing that wakes it is ready: time must not run past a signal.
 	watch, _ := sc.clock.(clock.WaitWatcher)
-	if watch != nil && len(sc.work.results)+len(timerC)+len(l.graceC) == 0 && (done == nil || l.ctx.Err() == nil) {
+	if watch != nil && len(sc.work.results)+len(timerC)+len(l.graceC)+len(sc.cfg.Wake) == 0 && (done == nil || l.ctx.Err() == nil) {
 		watch.Waiting(true)
 	}
 	var r result
@@ -227,6 +220,8 @@ func (l *runLoop) wait(now, wake time.Time, stopping bool) {
 	case r = <-sc.work.results:
 		got = true
 	case <-timerC:
+	case <-sc.cfg.Wake: // another process freed a host, or added URLs or a rule
+		sc.hosts.stale = true
 	case <-done:
 	case <-l.graceC:
 		l.cancelFetch()

@@ -28,7 +28,7 @@ func TestGoldenManifest(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	var out nopCloser
-	l := newLedger("golden")
+	l := newLedger("golden", "golden")
 	l.runID, l.manifest = 4, &out
 	ok := fetch.Response{Status: 200, TTFB: 120 * time.Millisecond, Header: http.Header{"Content-Type": {"text/html"}}}
 	moved := fetch.Response{Status: 301, TTFB: 80 * time.Millisecond, Header: http.Header{"Location": {"https://a.example/loop"}}}

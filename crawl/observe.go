@@ -85,8 +85,12 @@ const maxRefused = 3
 const refusedWait = 10 * time.Second
 
 // refusals counts the connections h refused in a row and stops it at
-// maxRefused: its URLs wait for the next run.
+// maxRefused, and the 401 and 403 answers in a row (HostStats.Refusing):
+// its URLs wait for the next run.
 func (s *hostSet) refusals(h *hostRun, resp fetch.Response) {
+	if why := h.stats.Refusing(resp.Answered(), resp.Challenged()); why != "" && !h.held() {
+		h.stop(leaveResume, frontier.StopAuth, why+": URLs wait for the next run", time.Time{})
+	}
 	switch {
 	case resp.Reason == frontier.ReasonRefused:
 		h.refused++

@@ -83,8 +83,8 @@ func newScheduler(c *crawler) *scheduler {
 	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
-		ledger: newLedger(cfg.Job),
-		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Requisites: cfg.Requisites, Log: cfg.Logger},
+		ledger: newLedger(cfg.Job, cfg.Name()),
+		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Requisites: cfg.Requisites, Follow: cfg.Follow, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
 	}
@@ -151,6 +151,9 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
 	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
 	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
+	if sc.shared != nil {
+		rep.LeaseLost = sc.shared.LeaseLost()
+	}
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
 		s.Finish(h.latencies)

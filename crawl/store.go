@@ -99,9 +99,11 @@ type Store interface {
 // held) saves the host's pace state and releases it, so another may
 // continue at once; the Lock's Release releases every host left.
 // Pending is how many entries of job other processes hold in flight, and
-// when the first of their leases runs out; the crawl ends when it is 0.
+// when to look again; the crawl ends when it is 0.
+// LeaseLost counts the entries recorded after their lease went to another.
 type Shared interface {
 	Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error)
 	ReleaseHost(host string) error
 	Pending(job string, now time.Time) (n int, next time.Time, err error)
+	LeaseLost() int
 }

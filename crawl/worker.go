@@ -30,9 +30,8 @@ type result struct {
 	resp   fetch.Response
 	file   string // body written under this name, "" if none
 	sha    string
-	links  []*url.URL
-	reqs   []*url.URL // requisites found
-	slow   bool       // body matched --slow-down-pattern
+	links  discover.Links
+	slow   bool // body matched --slow-down-pattern
 	werr   error
 	robots bool // a step of a robots.txt fetch
 
@@ -154,7 +153,10 @@ func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
-	r.links, r.reqs = discover.Take(r.entry.Kind, r.url, r.resp.Header, body, cfg.Scope, cfg.Requisites, follow)
+	if r.entry.Kind == frontier.Page { // a requisite's own links are not followed
+		r.links = discover.Take(cfg.Follow, cfg.Scope, r.url, r.resp.Header, body, follow)
+	}
+	r.links.Req = discover.Requisites(cfg.Requisites, r.entry.Kind, r.url, r.resp.Header, body)
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

@@ -21,6 +21,9 @@ func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	defer tx.Rollback()
 	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
 	err = tx.QueryRow(`INSERT INTO runs (job, started_at) VALUES (?, ?) RETURNING id`, job, toNanos(at)).Scan(&r.ID)
+	if err == nil {
+		err = tx.QueryRow(`SELECT name FROM store_identity`).Scan(&r.Store)
+	}
 	if err != nil {
 		return frontier.Run{}, fmt.Errorf("begin run of %s: %w", job, explain(err))
 	}

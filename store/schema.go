@@ -183,9 +183,28 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
-	// 11: the WARC files each run wrote (--warc), which polite wacz
-	// packages as the job's one archive.
+	// 11: each job's display name (the seed file's base name, made unique
+	// in the database), which WARC files, warcinfo, the manifest and the
+	// report use instead of the job's key, a local path.
 	10: `
+CREATE TABLE jobs (
+	job   TEXT PRIMARY KEY,
+	name  TEXT NOT NULL UNIQUE
+);
+`,
+	// 12: the database's identity, drawn once at random: each run's
+	// folder under --out is runs/IDENTITY-RUN, so that two databases
+	// writing to one folder never share a run's.
+	11: `
+CREATE TABLE store_identity (
+	id  INTEGER PRIMARY KEY CHECK (id = 1),
+	name TEXT NOT NULL
+);
+INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
+`,
+	// 13: the WARC files each run wrote (--warc), which polite wacz
+	// packages as the job's one archive.
+	12: `
 CREATE TABLE warc_files (
 	path     TEXT PRIMARY KEY,
 	job      TEXT NOT NULL,

@@ -64,3 +64,41 @@ func (f *Frontier) PutSeedSource(s frontier.SeedSource) error {
 	}
 	return commit("store seed source", tx)
 }
+
+// DropRemovedSeeds deletes the entries of job that are seeds (depth 0,
+// no parent, no redirect hop) and that kept says are no longer in the
+// seed source, except those in flight. What they led to stays. It
+// returns how many it deleted.
+func (f *Frontier) DropRemovedSeeds(job string, kept func(url string) bool) (int, error) {
+	tx, err := f.beginWrite("drop removed seeds")
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT url FROM frontier
+		WHERE job = ? AND depth = 0 AND hops = 0 AND parent = '' AND state != ?`, job, frontier.InFlight)
+	if err != nil {
+		return 0, fmt.Errorf("drop removed seeds of %s: %w", job, explain(err))
+	}
+	var gone []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("drop removed seeds of %s: %w", job, err)
+		}
+		if !kept(u) {
+			gone = append(gone, u)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("drop removed seeds of %s: %w", job, explain(err))
+	}
+	for _, u := range gone {
+		if _, err := tx.Exec(`DELETE FROM frontier WHERE job = ? AND url = ?`, job, u); err != nil {
+			return 0, fmt.Errorf("drop removed seed %s: %w", u, explain(err))
+		}
+	}
+	return len(gone), commit("drop removed seeds", tx)
+}

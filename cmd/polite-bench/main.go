@@ -65,7 +65,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "throughput", "seeds"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -152,6 +152,7 @@ type bench struct {
 // and the seed loading figures; it prints them with the targets.
 type table struct {
 	rows       []row
+	coord      []coordRow // the coordinator scenario, one row per claimer count
 	throughput *throughputResult
 	seeds      *seedsResult
 }
@@ -171,6 +172,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"nightly", b.nightly},
 		{"sharedserver", b.sharedServer},
 		{"shared", b.shared},
+		{"coordinator", b.coordinator},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
 	}

@@ -56,6 +56,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
+	if len(b.coord) > 0 {
+		printCoordinator(w, b.coord)
+		fmt.Fprintln(w)
+	}
 	if t := b.throughput; t != nil {
 		t.print(w)
 		fmt.Fprintln(w)

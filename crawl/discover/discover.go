@@ -4,6 +4,7 @@
 package discover
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -13,6 +14,52 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
+
+// DefaultMaxNext is --max-next's default.
+const DefaultMaxNext = 10_000
+
+// Follow says which of an answer's Link header relations a crawl follows
+// (--follow; nil: urls.DefaultRels) and how long a chain of them may be
+// in one run (--max-next; 0: DefaultMaxNext).
+type Follow struct {
+	Rels    []string
+	MaxNext int
+}
+
+// Links are what one answer points to: its page's links, one level
+// deeper, the targets of its Link header relations followed, at the
+// page's own depth (a paginated API needs no --depth), and its page
+// requisites, at its depth too (they do not count toward --depth).
+type Links struct {
+	Page []*url.URL
+	Rel  []*url.URL
+	Req  []*url.URL
+}
+
+// Take returns what the 2xx answer for u (its header hdr, its body)
+// points to within scope: its Link relations always, its HTML links when
+// page (the crawl goes deeper); a JSON or other body is not read for
+// links. It runs in a worker's goroutine: it touches no state.
+func Take(f Follow, scope urls.Scope, u *url.URL, hdr http.Header, body []byte, page bool) Links {
+	var ls Links
+	rels := f.Rels
+	if rels == nil {
+		rels = urls.DefaultRels
+	}
+	for _, l := range urls.LinkRels(hdr.Values("Link"), u, rels) {
+		if urls.InScope(scope, u, l) {
+			ls.Rel = append(ls.Rel, l)
+		}
+	}
+	if page && urls.IsHTML(hdr.Get("Content-Type")) {
+		for _, l := range urls.Links(body, u, hdr.Values("X-Robots-Tag")) {
+			if urls.InScope(scope, u, l) {
+				ls.Page = append(ls.Page, l)
+			}
+		}
+	}
+	return ls
+}
 
 // MaxHops bounds a redirect chain; MaxRequisiteHops a requisite's.
 const (
@@ -27,9 +74,11 @@ type Discovery struct {
 	Job        string
 	Scope      urls.Scope
 	Requisites urls.Requisites
+	Follow     Follow
 	Log        *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
+	chain        map[string]int    // a Link relation's target -> its place in its chain, this run
 	requisites   int               // requisites fetched this run (done or not modified)
 	reqHosts     map[string]bool   // their hosts
 }
@@ -50,18 +99,38 @@ func (d *Discovery) Kept(e frontier.Entry) {
 // Tally is how many requisites this run kept, and from how many hosts.
 func (d *Discovery) Tally() (n, hosts int) { return d.requisites, len(d.reqHosts) }
 
-// Found returns a page's links as entries one level deeper than e, and
-// its requisites as entries of kind frontier.Requisite at e's depth (they
-// do not count toward --depth).
-func (d *Discovery) Found(e frontier.Entry, links, reqs []*url.URL, now time.Time) []frontier.Entry {
+// Found returns what a page points to as entries: its links one level
+// deeper than e, its Link relations at e's depth, as long as their chain
+// (next of next...) is within Follow.MaxNext this run, and its requisites
+// as entries of kind frontier.Requisite at e's depth. A chain that loops
+// ends because a URL is fetched once.
+func (d *Discovery) Found(e frontier.Entry, links Links, now time.Time) []frontier.Entry {
 	var es []frontier.Entry
-	for _, l := range links {
-		es = append(es, frontier.Entry{
+	entry := func(l *url.URL, depth int) frontier.Entry {
+		return frontier.Entry{
 			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued,
-			Priority: e.Priority, Depth: e.Depth + 1, Parent: e.URL, NextAt: now,
-		})
+			Priority: e.Priority, Depth: depth, Parent: e.URL, NextAt: now,
+		}
 	}
-	for _, l := range reqs {
+	for _, l := range links.Page {
+		es = append(es, entry(l, e.Depth+1))
+	}
+	maxNext := cmp.Or(d.Follow.MaxNext, DefaultMaxNext)
+	for _, l := range links.Rel {
+		n := d.chain[e.URL] + 1
+		if n > maxNext {
+			d.Log.Info("Link relation not followed: --max-next reached", "url", e.URL, "target", l.String(), "max_next", maxNext)
+			continue
+		}
+		if d.chain == nil {
+			d.chain = map[string]int{}
+		}
+		if _, seen := d.chain[l.String()]; !seen {
+			d.chain[l.String()] = n
+		}
+		es = append(es, entry(l, e.Depth))
+	}
+	for _, l := range links.Req {
 		es = append(es, frontier.Entry{
 			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued, Kind: frontier.Requisite,
 			Priority: e.Priority, Depth: e.Depth, Parent: e.URL, NextAt: now,
@@ -70,24 +139,18 @@ func (d *Discovery) Found(e frontier.Entry, links, reqs []*url.URL, now time.Tim
 	return es
 }
 
-// Take returns what a fetched 2xx body of kind points to: an HTML page's
-// links, in scope, when follow; its requisites, and a stylesheet's url()s
-// and @imports, as mode allows. A requisite's own links are not followed
-// (one hop), a stylesheet's requisites are.
-func Take(kind frontier.Kind, u *url.URL, h http.Header, body []byte, scope urls.Scope, mode urls.Requisites, follow bool) (links, reqs []*url.URL) {
+// Requisites returns what a fetched 2xx body of kind needs to display,
+// as mode allows: an HTML page's requisites, and a stylesheet's url()s
+// and @imports. A requisite's own links are not followed (one hop), a
+// stylesheet's requisites are. It runs in a worker's goroutine: it touches
+// no state.
+func Requisites(mode urls.Requisites, kind frontier.Kind, u *url.URL, h http.Header, body []byte) []*url.URL {
 	ct := h.Get("Content-Type")
-	var found []*url.URL
+	var found, reqs []*url.URL
 	switch {
 	case urls.IsCSS(ct):
 		found = urls.CSSRequisites(body, u)
 	case urls.IsHTML(ct) && kind == frontier.Page:
-		if follow {
-			for _, l := range urls.Links(body, u, h.Values("X-Robots-Tag")) {
-				if urls.InScope(scope, u, l) {
-					links = append(links, l)
-				}
-			}
-		}
 		found = urls.PageRequisites(body, u)
 	}
 	for _, l := range found {
@@ -95,7 +158,7 @@ func Take(kind frontier.Kind, u *url.URL, h http.Header, body []byte, scope urls
 			reqs = append(reqs, l)
 		}
 	}
-	return links, reqs
+	return reqs
 }
 
 // Redirect returns the entry for a 3xx target, to pass robots.txt and

@@ -41,7 +41,8 @@ func workerAgent(i int) string { return fmt.Sprintf("polite-test-%d/1.0", i) }
 // crawlTogether serves o and crawls its pages /p0 to /p(pages-1) with
 // every store of dbs at once, worker i as workerAgent(i), each one's
 // configuration passed through set (when not nil); it returns their
-// reports. OWNDEBUG in the environment logs every worker to stderr.
+// reports, after checking that none recorded an entry without its
+// lease. OWNDEBUG in the environment logs every worker to stderr.
 //
 // Everything runs on one fake clock: each worker's crawl (a run of the
 // clock of its own) and store (its pace claims, ownership and leases),
@@ -68,7 +69,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 		cfg := fastConfig(t, seeds...)
 		cfg.Clock = run
 		cfg.UserAgent = workerAgent(i)
-		cfg.Shared = db.Coordination
+		cfg.Shared, cfg.Wake = db.Coordination, db.Wakes()
 		if set != nil {
 			set(&cfg)
 		}
@@ -85,6 +86,16 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 		})
 	}
 	wg.Wait()
+	// No worker ever records an entry whose lease went to another: each
+	// renews its leases long before they run out.
+	for i, db := range dbs {
+		if n := db.LeaseLost(); n != 0 {
+			t.Errorf("worker %d recorded %d entries without their lease, want 0", i, n)
+		}
+		if reps[i] != nil && reps[i].LeaseLost != db.LeaseLost() {
+			t.Errorf("worker %d's report: %d entries without their lease, the store counted %d", i, reps[i].LeaseLost, db.LeaseLost())
+		}
+	}
 	return reps
 }
 

@@ -27,14 +27,26 @@ type Capture struct {
 	Protocol string
 }
 
+// capture is what the WARC records keep of the exchange resp answered
+// (r, its Response so far): the request with the operator's secret
+// headers written as Redacted, and the answer's cookies too when the
+// request carried one (r.Credentials), in the head as received as in the
+// rebuilt one.
+func (f *Client) capture(resp *http.Response, r Response, body []byte, cut bool) *Capture {
+	req := *resp.Request
+	req.Header = f.headers.redactRequest(req.Header)
+	return newCapture(&req, resp, body, cut, r.note, r.Start, r.Credentials)
+}
+
 // newCapture gathers what the records of req and resp keep: body is the
 // payload as sent, its Content-Encoding kept (the client asks for no
 // decoding; polite decodes gzip and deflate itself, and keepRaw keeps
 // the bytes before that), so the head keeps the header fields that speak
 // of it. A chunked transfer-coding is gone (WARC 1.1 allows it), and so is
-// its Transfer-Encoding field.
-func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time) *Capture {
-	head := recordHead(note, resp)
+// its Transfer-Encoding field. With secret, the cookies the head as
+// received sets are Redacted (resp.Header's already are: redactAnswer).
+func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time, secret bool) *Capture {
+	head := recordHead(note, resp, secret)
 	if head == nil {
 		head = warc.ResponseHead(resp)
 	}

@@ -112,3 +112,21 @@ func TestCaptureKeepsTheHeadAsReceived(t *testing.T) {
 		t.Errorf("the two requests came on %d connections, want one kept alive", n)
 	}
 }
+
+// An answer to a request that carried a secret keeps its head as
+// received but for its cookies: each Set-Cookie field, whatever its case
+// and folded lines, keeps its name with the value [redacted]; a chunked
+// answer loses its Transfer-Encoding as well.
+func TestRecordHeadRedactsCookies(t *testing.T) {
+	head := "HTTP/1.1 200 OK\r\nset-cookie: a=s3cr3t\r\nX-Other: keep\r\nSet-Cookie: b=s3cr3t;\r\n Path=/\r\nTransfer-Encoding: chunked\r\nSet-Cookie2: c=s3cr3t\r\n\r\n"
+	n := &connNote{raw: []byte(head)}
+	resp := &http.Response{ProtoMajor: 1, TransferEncoding: []string{"chunked"}}
+	want := "HTTP/1.1 200 OK\r\nset-cookie: [redacted]\r\nX-Other: keep\r\nSet-Cookie: [redacted]\r\nSet-Cookie2: [redacted]\r\n\r\n"
+	if got := string(recordHead(n, resp, true)); got != want {
+		t.Errorf("redacted head\n%q, want\n%q", got, want)
+	}
+	resp.TransferEncoding = nil
+	if got := string(recordHead(n, resp, false)); got != head {
+		t.Errorf("head without a secret\n%q, want it as received", got)
+	}
+}

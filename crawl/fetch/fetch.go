@@ -47,6 +47,8 @@ type Client struct {
 	truncate bool // keep the first maxBody bytes instead of failing
 
 	keep bool // --warc: each answer carries its Capture
+
+	headers Headers // the operator's, each sent where it may go
 }
 
 // Options are a Client's settings; DefaultOptions gives the command
@@ -60,6 +62,7 @@ type Options struct {
 	AllowPrivate   bool          // --allow-private: any address may be dialled
 	CAFile         string        // --ca-file: PEM certificates trusted beside the system's roots; "" for none
 	Resolver       Resolver      // the addresses dialled for a name; nil: the system's, at each dial
+	Headers        Headers       // the operator's request headers (--header...)
 }
 
 // Resolver gives the addresses to dial for a host name, in the order to
@@ -90,6 +93,10 @@ type Response struct {
 	Err      error
 	Reason   frontier.Reason // classified failure: "" on an HTTP answer
 	Detail   string          // a refused TLS handshake in words (Refusal): "certificate expired on ..."
+
+	// Credentials says a secret header of the operator's went with the
+	// request; the answer's Set-Cookie is then Redacted.
+	Credentials bool
 
 	// Capture is what a WARC record keeps of the exchange, when the
 	// client keeps exchanges and the body was read (whole or cut at the
@@ -141,6 +148,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 		timeout: cfg.Timeout,
 		now:     now,
 		policy:  newDialPolicy(cfg.AllowPrivate),
+		headers: cfg.Headers,
 	}, nil
 }
 
@@ -167,7 +175,7 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 	body, cut, err := readBody(resp, f.maxBody, f.truncate)
 	r.Body, r.Duration = body, f.now().Sub(r.Start)
 	if f.keep && (err == nil || errors.Is(err, ErrTooLarge)) {
-		r.Capture = newCapture(resp.Request, resp, raw.or(body), cut, r.note, r.Start)
+		r.Capture = f.capture(resp, r, raw.or(body), cut)
 	}
 	if err != nil {
 		r.Err, r.Reason, r.Detail = err, Classify(err), Refusal(err, f.now())
@@ -210,6 +218,7 @@ func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http
 	}
 	req.Header.Set("User-Agent", f.ua)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
+	secret := f.headers.apply(req.Header, u, f.policy.seeds)
 	for k, v := range extra {
 		req.Header[k] = v
 	}
@@ -222,7 +231,10 @@ func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http
 	if err != nil {
 		return nil, Response{Err: err, Reason: Classify(err), Detail: Refusal(err, f.now()), Duration: f.now().Sub(start)}
 	}
-	r := Response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), Start: start, note: note}
+	if secret {
+		redactAnswer(resp.Header)
+	}
+	r := Response{Status: resp.StatusCode, Header: resp.Header, TTFB: f.now().Sub(start), Start: start, note: note, Credentials: secret}
 	if t := sent.Load(); t != nil {
 		r.Sent = *t
 	}

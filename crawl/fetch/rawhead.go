@@ -80,18 +80,39 @@ func (c *headConn) take(b []byte) {
 
 // recordHead returns the head as received, adjusted to the body as the
 // record keeps it: without Transfer-Encoding when net/http removed the
-// chunking. nil when no head was recorded.
-func recordHead(n *connNote, resp *http.Response) []byte {
+// chunking; with the values of its Set-Cookie fields Redacted when
+// redactCookies (the request carried a secret), their names as received.
+// nil when no head was recorded.
+func recordHead(n *connNote, resp *http.Response, redactCookies bool) []byte {
 	head := n.head()
 	if head == nil || resp.ProtoMajor != 1 {
 		return nil
 	}
-	if len(resp.TransferEncoding) == 0 {
+	chunked := len(resp.TransferEncoding) > 0
+	if !chunked && !redactCookies {
 		return head
 	}
 	var out bytes.Buffer
+	folded := false // the line continues a field dropped or redacted
 	for i, line := range bytes.SplitAfter(head, []byte("\r\n")) {
-		if i > 0 && bytes.HasPrefix(bytes.ToLower(line), []byte("transfer-encoding:")) {
+		if i > 0 && folded && len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			continue // obsolete line folding: the value goes on
+		}
+		folded = false
+		if i == 0 {
+			out.Write(line)
+			continue
+		}
+		name, _, ok := bytes.Cut(line, []byte(":"))
+		switch lower := string(bytes.ToLower(bytes.TrimSpace(name))); {
+		case !ok:
+		case chunked && lower == "transfer-encoding":
+			folded = true
+			continue
+		case redactCookies && (lower == "set-cookie" || lower == "set-cookie2"):
+			out.Write(name)
+			out.WriteString(": " + Redacted + "\r\n")
+			folded = true
 			continue
 		}
 		out.Write(line)

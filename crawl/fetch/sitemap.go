@@ -35,7 +35,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 		defer func() {
 			var one [1]byte // the record is cut unless the reader took it all
 			n, _ := resp.Body.Read(one[:])
-			r.Capture = newCapture(resp.Request, resp, raw.Bytes()[:raw.Len()-n], n > 0, r.note, r.Start)
+			r.Capture = f.capture(resp, r, raw.Bytes()[:raw.Len()-n], n > 0)
 		}()
 	}
 	if resp.StatusCode/100 != 2 {

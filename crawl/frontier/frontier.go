@@ -25,7 +25,9 @@ package frontier
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -127,6 +129,7 @@ type Fetch struct {
 // Run is one crawl run.
 type Run struct {
 	ID        int64
+	Store     string // the database's identity (BeginRun's; see Folder)
 	Job       string
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running or if the run died
@@ -135,6 +138,17 @@ type Run struct {
 	Report    []byte    // report.json as written; nil while running
 	BeatAt    time.Time // the running crawl's last heartbeat; zero before schema 3
 	PaceBy    string    // what owned a pace (--pace-by): "host", "domain" or "ip"; "" for a run of an older polite
+}
+
+// Folder names the run's own folder under the output folder: the
+// database's identity and the run's number ("3f2a9c01-7"), so that two
+// databases, or jobs on them, writing to one folder never share a run's;
+// a run without a store identity (a test's) is its number alone.
+func (r Run) Folder() string {
+	if r.Store == "" {
+		return strconv.FormatInt(r.ID, 10)
+	}
+	return r.Store + "-" + strconv.FormatInt(r.ID, 10)
 }
 
 // Beat is how often a running crawl refreshes its lock and its run;
@@ -252,4 +266,22 @@ type WarcFile struct {
 	Worker string
 	Path   string
 	At     time.Time // when it was begun
+}
+
+// Job is a job known to a database: its key (--job, a seed file's
+// absolute path, or URL arguments' sorted set) and its display name, the
+// short name its WARC files, manifest and reports carry ("" until a run
+// of it gave it one).
+type Job struct {
+	Key  string
+	Name string
+}
+
+// JobNameTry is the i-th display name a job wanting want may take: want
+// itself, then want-2, want-3...
+func JobNameTry(want string, i int) string {
+	if i <= 1 {
+		return want
+	}
+	return fmt.Sprintf("%s-%d", want, i)
 }

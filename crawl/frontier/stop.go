@@ -18,13 +18,14 @@ const (
 	StopInterrupted Stop = "interrupted"          // a signal ended the run with URLs waiting
 	StopError       Stop = "error"                // an error ended the run with URLs waiting
 	StopOperator    Stop = "excluded-by-operator" // a rule of polite exclude covers it: no request of any kind
+	StopAuth        Stop = "auth"                 // it answered 401 or 403 to report.MaxRefusing requests in a row: its URLs wait for a later run
 )
 
 // Known reports whether s is one of the stopped values above.
 func (s Stop) Known() bool {
 	switch s {
 	case StopDone, StopUnreachable, StopPrivate, StopRobots, StopCrawlDelay, StopTLS, StopDeferred,
-		StopBudget, StopInterrupted, StopError, StopOperator:
+		StopBudget, StopInterrupted, StopError, StopOperator, StopAuth:
 		return true
 	}
 	return false

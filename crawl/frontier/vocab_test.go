@@ -39,7 +39,7 @@ var vocabConsts = map[string]map[string]string{
 	"Stop": names(map[string]Stop{
 		"StopDone": StopDone, "StopUnreachable": StopUnreachable, "StopPrivate": StopPrivate, "StopRobots": StopRobots,
 		"StopCrawlDelay": StopCrawlDelay, "StopTLS": StopTLS, "StopDeferred": StopDeferred, "StopBudget": StopBudget,
-		"StopInterrupted": StopInterrupted, "StopError": StopError, "StopOperator": StopOperator,
+		"StopInterrupted": StopInterrupted, "StopError": StopError, "StopOperator": StopOperator, "StopAuth": StopAuth,
 	}),
 	"RunStop": names(map[string]RunStop{
 		"RunDone": RunDone, "RunBudget": RunBudget, "RunInterrupted": RunInterrupted, "RunError": RunError,

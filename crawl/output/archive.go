@@ -12,10 +12,13 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // The output folder is an archive across runs. Each run writes its
-// manifest lines to a journal of its own, runs/RUN/manifest.pending.jsonl;
+// manifest lines to a journal of its own, runs/RUN/manifest.pending.jsonl,
+// where RUN is the run's folder name (frontier.Run.Folder: the database's
+// identity and the run's number);
 // merging a journal rewrites manifest.jsonl as the newest line per URL of
 // the old manifest and the journal (through a temporary file and a
 // rename, so the manifest is never half written), and then renames the
@@ -28,26 +31,31 @@ const (
 	pendingName  = "manifest.pending.jsonl"
 )
 
-// RunDir is the folder of a run's own files, relative to the output folder.
-func RunDir(id int64) string { return path.Join(runsDir, strconv.FormatInt(id, 10)) }
+// RunDir is the folder of a run's own files, relative to the output
+// folder, for the run's folder name (frontier.Run.Folder).
+func RunDir(run string) string { return path.Join(runsDir, run) }
 
 // OpenJournal creates the run's folder and its manifest journal, once
 // it knows the manifest can be merged into: absent or a regular file.
-func (o *Dir) OpenJournal(id int64) (*os.File, error) {
+func (o *Dir) OpenJournal(run string) (*os.File, error) {
 	if fi, err := o.root.Lstat(ManifestName); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", ManifestName)
 	}
-	for _, d := range []string{runsDir, RunDir(id)} {
+	if run == "" || run != path.Base(run) || run == "." || run == ".." {
+		return nil, fmt.Errorf("run folder name %q is not a plain name", run)
+	}
+	for _, d := range []string{runsDir, RunDir(run)} {
 		if err := o.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	return createNew(o.root, path.Join(RunDir(id), pendingName))
+	return createNew(o.root, path.Join(RunDir(run), pendingName))
 }
 
-// PendingJournals lists the journals not merged yet, oldest run first,
-// leaving out the run skip.
-func (o *Dir) PendingJournals(skip int64) ([]int64, error) {
+// PendingJournals lists the runs whose journals are not merged yet, by
+// folder name, oldest run first (by run number, then name), leaving out
+// the run skip.
+func (o *Dir) PendingJournals(skip string) ([]string, error) {
 	ents, err := fs.ReadDir(o.root.FS(), runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -55,18 +63,31 @@ func (o *Dir) PendingJournals(skip int64) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", runsDir, err)
 	}
-	var ids []int64
+	var runs []string
 	for _, e := range ents {
-		id, err := strconv.ParseInt(e.Name(), 10, 64)
-		if err != nil || id == skip || !e.IsDir() {
+		if _, ok := runNumber(e.Name()); !ok || e.Name() == skip || !e.IsDir() {
 			continue
 		}
-		if _, err := o.root.Lstat(path.Join(RunDir(id), pendingName)); err == nil {
-			ids = append(ids, id)
+		if _, err := o.root.Lstat(path.Join(RunDir(e.Name()), pendingName)); err == nil {
+			runs = append(runs, e.Name())
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	sort.Slice(runs, func(i, j int) bool {
+		a, _ := runNumber(runs[i])
+		b, _ := runNumber(runs[j])
+		if a != b {
+			return a < b
+		}
+		return runs[i] < runs[j]
+	})
+	return runs, nil
+}
+
+// runNumber is the run number a run folder's name ends with: "7" (an
+// older polite's) or "3f2a9c01-7"; false for a name that is no run's.
+func runNumber(name string) (int64, bool) {
+	n, err := strconv.ParseInt(name[strings.LastIndexByte(name, '-')+1:], 10, 64)
+	return n, err == nil && n > 0
 }
 
 // urlKey identifies a manifest line's URL in the merge.
@@ -122,11 +143,11 @@ type lineAt struct{ journal, line int }
 // manifest.jsonl: every line of the old manifest whose URL no journal
 // has, then the newest journal line of each URL. It then renames each
 // journal the run's own manifest.
-func (o *Dir) MergeJournals(ids []int64) error {
-	names := make([]string, len(ids))
+func (o *Dir) MergeJournals(runs []string) error {
+	names := make([]string, len(runs))
 	newest := map[urlKey]lineAt{}
-	for j, id := range ids {
-		names[j] = path.Join(RunDir(id), pendingName)
+	for j, run := range runs {
+		names[j] = path.Join(RunDir(run), pendingName)
 		n := 0
 		err := o.eachLine(names[j], func(line []byte) error {
 			if k, ok := lineURL(line); ok {
@@ -172,8 +193,8 @@ func (o *Dir) MergeJournals(ids []int64) error {
 	if err != nil {
 		return fmt.Errorf("merge manifest: %w", err)
 	}
-	for j, id := range ids {
-		if err := o.root.Rename(names[j], path.Join(RunDir(id), ManifestName)); err != nil {
+	for j, run := range runs {
+		if err := o.root.Rename(names[j], path.Join(RunDir(run), ManifestName)); err != nil {
 			return fmt.Errorf("merge manifest: %w", err)
 		}
 	}
@@ -190,8 +211,8 @@ func writeLine(w *bufio.Writer, line []byte) error {
 // WriteReports writes a run's report.json (data and a newline) and
 // report.html (what html writes) into its own folder, runs/RUN, and again
 // at the top of the output folder, where they are the latest run's.
-func (o *Dir) WriteReports(id int64, data []byte, html func(io.Writer) error) error {
-	for _, dir := range []string{RunDir(id), ""} {
+func (o *Dir) WriteReports(run string, data []byte, html func(io.Writer) error) error {
+	for _, dir := range []string{RunDir(run), ""} {
 		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
 			_, err := w.Write(append(data, '\n'))
 			return err

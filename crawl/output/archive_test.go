@@ -3,6 +3,7 @@ package output
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,20 +18,24 @@ func TestMergeJournals(t *testing.T) {
 		name     string
 		manifest string            // "" for none
 		journals map[string]string // run id → journal
-		ids      []int64
+		runs     []string          // the pending journals, oldest first
 		want     []string
 	}{
-		{"first run", "", map[string]string{"1": line("a", "a1") + "\n" + line("b", "b1") + "\n"}, []int64{1},
+		{"first run", "", map[string]string{"1": line("a", "a1") + "\n" + line("b", "b1") + "\n"}, []string{"1"},
 			[]string{line("a", "a1"), line("b", "b1")}},
-		{"a run that fetched nothing keeps the manifest", line("a", "a1") + "\n", map[string]string{"2": ""}, []int64{2},
+		{"a run that fetched nothing keeps the manifest", line("a", "a1") + "\n", map[string]string{"2": ""}, []string{"2"},
 			[]string{line("a", "a1")}},
 		{"a newer line replaces the old one", line("a", "a1") + "\n" + line("b", "b1") + "\n",
-			map[string]string{"3": line("b", "b3") + "\n"}, []int64{3},
+			map[string]string{"3": line("b", "b3") + "\n"}, []string{"3"},
 			[]string{line("a", "a1"), line("b", "b3")}},
 		{"a crashed run's half line is dropped, the later run wins", line("a", "a1") + "\n",
 			map[string]string{"4": line("b", "b4") + "\n" + line("c", "c4") + "\n" + `{"url":"d","sta`, "5": line("c", "c5") + "\n"},
-			[]int64{4, 5}, []string{line("a", "a1"), line("b", "b4"), line("c", "c5")}},
-		{"an unreadable manifest line is dropped", "garbage\n" + line("a", "a1") + "\n", map[string]string{"6": ""}, []int64{6},
+			[]string{"4", "5"}, []string{line("a", "a1"), line("b", "b4"), line("c", "c5")}},
+		{"two databases' runs of one number stay apart, an older polite's folder first", "",
+			map[string]string{"3": line("a", "a3") + "\n", "0f0f0f0f-4": line("a", "a4") + "\n", "1e1e1e1e-4": line("b", "b4") + "\n",
+				"notes": "", "x-0": ""}, []string{"3", "0f0f0f0f-4", "1e1e1e1e-4"},
+			[]string{line("a", "a4"), line("b", "b4")}},
+		{"an unreadable manifest line is dropped", "garbage\n" + line("a", "a1") + "\n", map[string]string{"6": ""}, []string{"6"},
 			[]string{line("a", "a1")}},
 	}
 	for _, tt := range tests {
@@ -47,9 +52,9 @@ func TestMergeJournals(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer o.Close()
-			pending, err := o.PendingJournals(0)
-			if err != nil || len(pending) != len(tt.ids) {
-				t.Fatalf("PendingJournals = %v, %v; want %v", pending, err, tt.ids)
+			pending, err := o.PendingJournals("")
+			if err != nil || !slices.Equal(pending, tt.runs) {
+				t.Fatalf("PendingJournals = %v, %v; want %v", pending, err, tt.runs)
 			}
 			if err := o.MergeJournals(pending); err != nil {
 				t.Fatalf("MergeJournals: %v", err)
@@ -58,13 +63,14 @@ func TestMergeJournals(t *testing.T) {
 			if want := strings.Join(tt.want, "\n") + "\n"; string(got) != want {
 				t.Errorf("manifest.jsonl =\n%s\nwant\n%s", got, want)
 			}
-			for id, text := range tt.journals {
+			for _, id := range tt.runs {
+				text := tt.journals[id]
 				kept, err := os.ReadFile(filepath.Join(dir, runsDir, id, ManifestName))
 				if err != nil || string(kept) != text {
 					t.Errorf("runs/%s/manifest.jsonl = %q, %v; want the journal", id, kept, err)
 				}
 			}
-			if left, _ := o.PendingJournals(0); len(left) != 0 {
+			if left, _ := o.PendingJournals(""); len(left) != 0 {
 				t.Errorf("journals still pending after the merge: %v", left)
 			}
 		})

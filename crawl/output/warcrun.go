@@ -66,12 +66,16 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 
 // Warc is what names and heads a run's WARC files.
 type Warc struct {
-	OutDir    string // the output folder; the files go to OutDir/warc
-	Job       string
-	Software  string // name and version, "polite/1.4.0"; "" for "polite"
-	UserAgent string // sent on every request
-	Agent     string // the product token robots.txt is obeyed for
-	MaxSize   int64  // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	OutDir string // the output folder; the files go to OutDir/warc
+	Job    string
+	// Name is the job's display name, which the files' names and
+	// warcinfo carry; "" for the short name of Job (JobName).
+	Name      string
+	Software  string   // name and version, "polite/1.4.0"; "" for "polite"
+	UserAgent string   // sent on every request
+	Agent     string   // the product token robots.txt is obeyed for
+	MaxSize   int64    // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	Redacted  []string // the secret request headers, whose values the records hide
 	// Requisites is the crawl's --requisites, told in the warcinfo.
 	Requisites string
 	// Files records each file begun, for polite wacz; nil for none.
@@ -90,6 +94,10 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 	if software == "" {
 		software = "polite"
 	}
+	name := cfg.Name
+	if name == "" {
+		name = JobName(cfg.Job)
+	}
 	worker := Worker()
 	var onFile func(string) error
 	if cfg.Files != nil {
@@ -101,17 +109,27 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 		}
 	}
 	w, err := warc.Open(filepath.Join(cfg.OutDir, "warc"), warc.Options{
-		Prefix:  warcPrefix(cfg.Job, run.ID, run.StartedAt),
+		Prefix:  warcPrefix(name, run.ID, run.StartedAt),
 		Worker:  worker,
 		OnFile:  onFile,
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
-			Job: JobName(cfg.Job), Run: strconv.FormatInt(run.ID, 10), Requisites: cfg.Requisites},
+			Job: name, Run: strconv.FormatInt(run.ID, 10), Requisites: cfg.Requisites, Redacted: redactedNote(cfg.Redacted)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open WARC files: %w", err)
 	}
 	return w, nil
+}
+
+// redactedNote is the warcinfo's word on the secret headers: their
+// values, and the cookies set in answer to them, are written as
+// [redacted]; "" with none.
+func redactedNote(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "request headers " + strings.Join(names, ", ") + " and the Set-Cookie of their answers are written as [redacted]"
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -127,8 +145,9 @@ func Worker() string {
 	return fmt.Sprintf("%s~%d", host, h.PID)
 }
 
-// JobName is a job's short display name, which WARC files show instead of
-// a seed file's path: the file's base name without its extension.
+// JobName is the short name WARC files show for a job given no display
+// name, instead of a seed file's path: the file's base name without its
+// extension.
 func JobName(job string) string {
 	short := filepath.Base(job)
 	if ext := filepath.Ext(short); ext != "" && ext != short {
@@ -137,12 +156,12 @@ func JobName(job string) string {
 	return short
 }
 
-// warcPrefix is JOB-RUN-TIMESTAMP with the job's short name (a seed
-// file's base name without its extension) made safe for a file name:
+// warcPrefix is JOB-RUN-TIMESTAMP with the job's display name made safe
+// for a file name:
 // what is not a letter, digit, '.', '_' or '-' becomes '_', and a long job
 // is cut.
 func warcPrefix(job string, run int64, start time.Time) string {
-	safe := unsafeName.ReplaceAllString(JobName(job), "_")
+	safe := unsafeName.ReplaceAllString(job, "_")
 	if len(safe) > 100 {
 		safe = safe[:100]
 	}

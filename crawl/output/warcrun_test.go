@@ -50,7 +50,7 @@ func TestWarcPrefix(t *testing.T) {
 		{"long", long, long[:100] + "-7-20261130T110304Z"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := warcPrefix(tt.job, 7, start); got != tt.want {
+			if got := warcPrefix(JobName(tt.job), 7, start); got != tt.want {
 				t.Errorf("warcPrefix(%q) = %q, want %q", tt.job, got, tt.want)
 			}
 		})

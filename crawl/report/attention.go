@@ -32,6 +32,15 @@ const attentionURLs = 3
 func (r *Report) Attention(cutShort bool) []Notice {
 	var ns []Notice
 	for _, h := range r.Hosts {
+		if h.RefusedAll() {
+			why := h.StoppedReason
+			if h.Stopped != frontier.StopAuth {
+				why = fmt.Sprintf("authentication failed (%d %s 401 or 403, no page)", h.AuthRefused, Plural(h.AuthRefused, "answer", "answers"))
+			}
+			ns = append(ns, Notice{Msg: "host refused polite's credentials", Attrs: []slog.Attr{
+				slog.String("host", h.Host), slog.String("why", why), slog.String("next_try", h.NextTry())}})
+			continue
+		}
 		if !h.GaveNothing() {
 			continue
 		}
@@ -69,7 +78,8 @@ func (h *HostStats) GaveNothing() bool {
 		return false
 	}
 	switch h.Stopped {
-	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate, frontier.StopTLS:
+	case frontier.StopDeferred, frontier.StopUnreachable, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopPrivate, frontier.StopTLS,
+		frontier.StopAuth:
 		return true
 	case "", frontier.StopDone, frontier.StopBudget, frontier.StopInterrupted, frontier.StopError,
 		frontier.StopOperator: // the operator's own choice: no news to them
@@ -88,6 +98,8 @@ func (h *HostStats) NextTry() string {
 		return "never: polite refuses its address unless a seed names the host"
 	case h.Stopped == frontier.StopTLS:
 		return "next run, once the certificate is fixed or trusted (--ca-file)"
+	case h.RefusedAll():
+		return "next run, once its credentials are accepted (--header, --header-file)"
 	case h.Stopped == frontier.StopCrawlDelay:
 		return "when its Crawl-delay is within --max-crawl-delay"
 	}

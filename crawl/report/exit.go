@@ -34,14 +34,16 @@ var CrawlExits = []Exit{
 			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
 			"(it is named on stderr)"},
-	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, or a host's TLS was refused",
+	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
-			"timed out, no DNS) or refused by its certificate, or the output could not be " +
+			"timed out, no DNS) or refused by its certificate, a host answered 401 or 403 " +
+			"to 5 requests in a row (stopped for the run), or the output could not be " +
 			"written; each is named on stderr"},
 	{[]int{exitUsage}, "usage or input error",
 		"usage or input error: an unknown flag or command, a bad flag value, no seed " +
 			"argument, an argument that is neither file, - nor URL, an unreadable seed " +
-			"file, no valid seed, a --db folder that does not exist, an unusable --ca-file"},
+			"file, no valid seed, a --db folder that does not exist, an unusable --ca-file, " +
+			"a --header-file that others may read"},
 	{[]int{exitLocked}, "another crawl held the database", "another crawl holds the database"},
 	{[]int{exitHangup, exitInterrupted, exitBrokenPipe, exitTerminated}, "ended by a signal",
 		"ended by SIGHUP, SIGINT, SIGPIPE or SIGTERM (128 + the signal's number), " +

@@ -46,6 +46,10 @@ type Report struct {
 	// SharedAddrs are, in a run paced by host, the addresses several host
 	// names resolved to, with the names (see PaceAdvice).
 	SharedAddrs map[string][]string `json:"shared_addresses,omitempty"`
+	// LeaseLost is how many changes to entries a worker of a shared
+	// crawl recorded after their lease had gone to another worker: an
+	// error (its heartbeat came too late), the changes dropped.
+	LeaseLost int `json:"lease_lost,omitempty"`
 }
 
 // Totals sums the hosts.
@@ -108,6 +112,10 @@ type HostStats struct {
 	Timeline      []Point         `json:"timeline,omitempty"`
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
+
+	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
+
+	refusing int // 401 and 403 answers in a row (Refusing)
 }
 
 // Point is one response on a host's timeline.
@@ -160,6 +168,25 @@ func (r *Report) TLSRefused() []*HostStats {
 	return hs
 }
 
+// Refusing lists the hosts that refused polite's credentials
+// (HostStats.RefusedAll): their URLs wait for the next run, and they
+// fail the run as an unreachable host does.
+func (r *Report) Refusing() []*HostStats {
+	var hs []*HostStats
+	for _, h := range r.Hosts {
+		if h.RefusedAll() {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// HostFailed reports whether a host failed the run: unreachable all run,
+// its TLS refused, or refusing polite's requests (401, 403).
+func (r *Report) HostFailed() bool {
+	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
+}
+
 // Outcome says what the exit code means for this run, for the HTML
 // header: an exit 0 with URLs waiting does not claim every URL fetched.
 func (r *Report) Outcome() string {
@@ -171,6 +198,9 @@ func (r *Report) Outcome() string {
 	}
 	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
 		return "a host's TLS was refused: its URLs wait for the next run"
+	}
+	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
+		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
 	}
 	return ExitMeaning(r.ExitCode)
 }
@@ -214,6 +244,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  budgets reached: %s\n", r.Budgets())
 	}
 
+	if r.LeaseLost > 0 {
+		fmt.Fprintf(&b, "  error: %d %s recorded after the lease had gone to another worker (dropped)\n",
+			r.LeaseLost, Plural(r.LeaseLost, "entry", "entries"))
+	}
 	r.Sitemaps.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
@@ -322,7 +356,7 @@ func stoppedEarly(s frontier.Stop) bool {
 	case "", frontier.StopDone, frontier.StopUnreachable:
 		return false
 	case frontier.StopPrivate, frontier.StopRobots, frontier.StopCrawlDelay, frontier.StopTLS, frontier.StopDeferred,
-		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError, frontier.StopOperator:
+		frontier.StopBudget, frontier.StopInterrupted, frontier.StopError, frontier.StopOperator, frontier.StopAuth:
 		return true
 	}
 	return true // a report of an older polite: its sentence
@@ -356,6 +390,9 @@ func (r *Report) Summary() string {
 	}
 	if n := len(r.TLSRefused()); n > 0 {
 		fmt.Fprintf(&sum, ", %d %s TLS refused", n, Plural(n, "host's", "hosts'"))
+	}
+	if n := len(r.Refusing()); n > 0 {
+		fmt.Fprintf(&sum, ", %d %s refusing (401, 403)", n, Plural(n, "host", "hosts"))
 	}
 	if len(r.BudgetsBound) > 0 {
 		fmt.Fprintf(&sum, " (%s)", r.Budgets())

@@ -113,6 +113,7 @@ func TestWriteText(t *testing.T) {
 		{name: "sixth dead URL left out", want: "item/5", absent: true},
 		{name: "rejected seed", want: "  rejected seed: seeds.txt:4: scheme \"ftp\" is not http or https\n"},
 		{name: "where the files are", want: "  details: /srv/crawl/nightly (report.html, report.json, manifest.jsonl)\n"},
+		{name: "no lease error", want: "lease", absent: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +124,21 @@ func TestWriteText(t *testing.T) {
 	}
 	if n := strings.Count(got, "\n"); n > 20 {
 		t.Errorf("summary is %d lines, want a few (at most 20):\n%s", n, got)
+	}
+}
+
+// Entries a shared crawl's worker recorded after their lease had gone to
+// another worker are an error the summary states.
+func TestWriteTextLeaseLost(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	r.LeaseLost = 2
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  error: 2 entries recorded after the lease had gone to another worker (dropped)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -68,4 +69,43 @@ func (h *HostStats) Count(status int, reason frontier.Reason, bytes int, retryAf
 	}
 	h.Bytes += int64(bytes)
 	return throttled
+}
+
+// RefusedAll reports whether the host refused polite's credentials: it
+// was stopped for it (frontier.StopAuth), or it answered 401 or 403 to
+// credentials and gave no page all run (a harvest of fewer than
+// MaxRefusing URLs with a token gone stale).
+func (h *HostStats) RefusedAll() bool {
+	return h.Stopped == frontier.StopAuth || h.AuthRefused > 0 && h.S2xx+h.S304 == 0
+}
+
+// MaxRefusing is how many 401 or 403 answers in a row, with no 2xx, stop
+// a host for the run (frontier.StopAuth): the credentials or the access
+// will not change within the run, and each request is one more refused.
+const MaxRefusing = 5
+
+// Refusing counts an answer (its status, 0 for none) in the host's run of
+// 401 and 403 answers; challenged says the request carried credentials
+// or the server asked for them (WWW-Authenticate). At the MaxRefusing-th
+// in a row it says why the host stops: "authentication failed" or
+// "refused (403)"; otherwise "". Any other answer ends the run of them; a
+// network error does not.
+func (h *HostStats) Refusing(status int, challenged bool) string {
+	switch {
+	case status == 0:
+		return ""
+	case status != 401 && status != 403:
+		h.refusing = 0
+		return ""
+	case challenged:
+		h.AuthRefused++
+	}
+	h.refusing++
+	if h.refusing < MaxRefusing {
+		return ""
+	}
+	if challenged || status == 401 {
+		return fmt.Sprintf("authentication failed (%d answers %d in a row)", h.refusing, status)
+	}
+	return fmt.Sprintf("refused (403) %d requests in a row", h.refusing)
 }

@@ -58,6 +58,9 @@ type Store interface {
 	SeedSource(job string) (frontier.SeedSource, bool, error)
 	// PutSeedSource records what job's frontier took from its seed file.
 	PutSeedSource(s frontier.SeedSource) error
+	// DropRemovedSeeds deletes job's seeds (depth 0, no parent) that
+	// kept says the seed file no longer has, and returns how many.
+	DropRemovedSeeds(job string, kept func(url string) bool) (int, error)
 }
 
 // Origins is where a Loader puts the origins of the seeds (what a crawl's
@@ -95,7 +98,9 @@ type Loader struct {
 	sorted  []frontier.Entry // entries, host by host
 	eof     bool
 	skipped bool // unchanged since its last load: not read
-	added   int  // entries new to the frontier
+	prune   bool // the job took in a seed file before: its seeds no longer there are dropped
+	hashes  seedSet
+	added   int // entries new to the frontier
 }
 
 // Open starts reading src before the run is recorded: an unchanged seed
@@ -138,9 +143,8 @@ func (l *Loader) Open(ctx context.Context, db Store, src Source) error {
 }
 
 // fingerprint stats the open file and decides whether the job's frontier
-// already holds it: the same name and size, and the same modification
-// time or (read once to tell) the same SHA-256, and a frontier that is
-// not empty. Then nothing is read or enqueued and the seeds' origins are
+// already holds it: the same name, size and SHA-256 (the file is read
+// once to tell), and a frontier that is not empty. Then nothing is read or enqueued and the seeds' origins are
 // the stored ones.
 func (l *Loader) fingerprint(db Store, name string) error {
 	fi, err := l.file.Stat()
@@ -150,23 +154,28 @@ func (l *Loader) fingerprint(db Store, name string) error {
 	l.fp = frontier.SeedSource{Job: l.Job, Name: name, Size: fi.Size(), ModTime: fi.ModTime()}
 	l.store = true
 	prev, ok, err := db.SeedSource(l.Job)
-	if err != nil || !ok || prev.Name != name || prev.Size != fi.Size() {
+	if err != nil || !ok {
 		return err
+	}
+	l.prune = true
+	l.hashes.grow(prev.Seeds + prev.Seeds/16) // room for the file as it was, and some more
+	if prev.Name != name || prev.Size != fi.Size() {
+		return nil
 	}
 	counts, err := db.Counts(l.Job)
 	if err != nil || total(counts) == 0 {
 		return err
 	}
-	if !prev.ModTime.Equal(fi.ModTime()) {
-		sum, err := fileSHA256(l.file)
-		if err != nil {
-			return fmt.Errorf("read seeds %s: %w", name, err)
-		}
-		if sum != prev.SHA256 {
-			return nil
-		}
+	// The content decides, not the modification time: a file replaced by
+	// another of the same size and time (cp -p, rsync -t) is read again.
+	sum, err := fileSHA256(l.file)
+	if err != nil {
+		return fmt.Errorf("read seeds %s: %w", name, err)
 	}
-	l.skipped = true
+	if sum != prev.SHA256 {
+		return nil
+	}
+	l.skipped, l.prune = true, false
 	l.store = !prev.ModTime.Equal(fi.ModTime()) // the next run's check is a stat again
 	prev.ModTime = fi.ModTime()
 	l.fp = prev
@@ -261,6 +270,9 @@ func (l *Loader) Load(ctx context.Context, db Store, now time.Time, beat func() 
 			return err
 		}
 	}
+	if err := l.dropRemoved(db); err != nil {
+		return err
+	}
 	if !l.store {
 		return nil
 	}
@@ -285,6 +297,9 @@ func (l *Loader) enqueue(db Store, now time.Time) error {
 			}
 		}
 		l.Origins.Add(u)
+		if l.prune {
+			l.hashes.add(s.URL)
+		}
 		e := frontier.Entry{Job: l.Job, URL: s.URL, Host: urls.Host(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}
 		if l.Mark != nil {
 			l.Mark(&e, u)

@@ -33,6 +33,7 @@ type Info struct {
 	Robots    string // the robots.txt policy, "obey"
 	Job       string // the job the run belongs to
 	Run       string // the run's id
+	Redacted  string // which secrets the records hide, in words; "" for none
 	// Requisites is which page requisites the crawl fetches (--requisites).
 	Requisites string
 }

@@ -30,6 +30,10 @@ func (rg *Registry) Acquire(h frontier.Holder) error {
 	if err != nil {
 		return err
 	}
+	if err := rg.listen(w.ID); err != nil {
+		_, derr := rg.Deregister(w.ID)
+		return errors.Join(err, derr)
+	}
 	rg.worker.Store(w.ID)
 	return nil
 }
@@ -41,6 +45,7 @@ func (rg *Registry) Release(frontier.Holder) error {
 	if id == 0 {
 		return nil
 	}
+	rg.unlisten()
 	_, err := rg.Deregister(id)
 	return err
 }
@@ -79,9 +84,11 @@ func (cd *Coordination) Claim(host string, now time.Time, delay time.Duration) (
 func (cd *Coordination) ReleaseHost(host string) error { return cd.ReleasePace(host, cd.worker.Load()) }
 
 // Pending reports how many entries of the job other workers hold in
-// flight under a lease that still runs, and when the first of those
-// leases runs out, on the caller's clock. An idle worker waits while it
-// is not zero: those workers may find new URLs, or die and leave theirs.
+// flight under a lease that still runs, and when to look again, on the
+// caller's clock: when the first of those leases runs out, FallbackPoll
+// from now at the latest. An idle worker waits while it is not zero
+// (woken by Wakes when they add URLs): those workers may find new URLs,
+// or die and leave theirs.
 func (cd *Coordination) Pending(job string, now time.Time) (int, time.Time, error) {
 	var (
 		n    int
@@ -96,8 +103,13 @@ func (cd *Coordination) Pending(job string, now time.Time) (int, time.Time, erro
 	if err != nil || wait == nil {
 		return n, time.Time{}, err
 	}
-	return n, now.Add(time.Duration(*wait)), nil
+	return n, now.Add(min(time.Duration(*wait), cd.fallbackPoll())), nil
 }
+
+// LeaseLost is how many changed entries Record could not write because
+// this worker no longer held their lease (see Record); in a crawl that
+// keeps its heartbeat it stays 0.
+func (cd *Coordination) LeaseLost() int { return int(cd.lost.Load()) }
 
 // leaseTTL is how long a taken entry stays this worker's without a
 // heartbeat.

@@ -52,7 +52,8 @@ func (x *ExclusionList) ExclusionsVersion() (int64, error) {
 // AddExclusion adds a rule (in normal form) to the exclusion list, at
 // e.AddedAt or the store's now, as store.DB.AddExclusion: false when the
 // list has it already (its reason then replaced by e's, if e has one).
-// Live workers see the change at their next dispatch pass.
+// Live workers see the change at their next dispatch pass, and a
+// sleeping one is woken (see Wakes).
 func (x *ExclusionList) AddExclusion(e frontier.Exclusion) (bool, error) {
 	if e.Rule == "" {
 		return false, errors.New("add exclusion: no rule")
@@ -69,7 +70,9 @@ func (x *ExclusionList) AddExclusion(e frontier.Exclusion) (bool, error) {
 			return err
 		}
 		if added = tag.RowsAffected() > 0; added {
-			_, err = tx.Exec(ctx, `UPDATE exclusions_version SET version = version + 1`)
+			if _, err = tx.Exec(ctx, `UPDATE exclusions_version SET version = version + 1`); err == nil {
+				err = notify(ctx, tx, x.worker.Load()) // sleeping workers stop sending to it now
+			}
 		} else if e.Reason != "" {
 			_, err = tx.Exec(ctx, `UPDATE exclusions SET reason = $1 WHERE rule = $2`, e.Reason, e.Rule)
 		}

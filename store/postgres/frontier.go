@@ -38,8 +38,10 @@ func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 	n := 0
 	err := f.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		n, err = enqueue(ctx, tx, job, es)
-		return err
+		if n, err = enqueue(ctx, tx, job, es); err != nil || n == 0 {
+			return err
+		}
+		return notify(ctx, tx, f.worker.Load())
 	})
 	return n, err
 }
@@ -185,65 +187,35 @@ func (f *Frontier) Update(es []frontier.Entry) error {
 }
 
 // update writes back es. With a worker (not 0), an entry is written only
-// while that worker holds its lease, and the ids of the others are
-// returned; without, a missing entry is frontier.ErrNotFound.
-func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]int64, error) {
-	var lost []int64
-	for _, e := range es {
-		if err := checkEntry(e); err != nil {
-			return nil, err
-		}
-		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
-			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
-			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
-		q := updateSQL + `WHERE id = $22`
-		switch {
-		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $23`
-			args = append(args, e.ID, worker)
-		case e.ID != 0:
-			args = append(args, e.ID)
-		default:
-			q = updateSQL + `WHERE job = $22 AND url = $23`
-			args = append(args, e.Job, e.URL)
-		}
-		tag, err := tx.Exec(ctx, q, args...)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.URL, err)
-		}
-		if tag.RowsAffected() > 0 {
-			continue
-		}
-		if worker == 0 {
-			return nil, fmt.Errorf("%s: %w", e.URL, frontier.ErrNotFound)
-		}
-		lost = append(lost, e.ID)
-	}
-	return lost, nil
+// while that worker holds its lease, and the others are returned;
+// without, a missing entry is frontier.ErrNotFound.
+func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]frontier.Entry, error) {
+	return writeBatch(ctx, tx, es, worker, nil)
 }
 
 // Record writes one batch of a crawl's progress in one transaction, as
 // store.DB.Record: new entries, changed entries and fetch records. It
 // returns how many new entries were added. Once Acquire registered this
 // DB as a worker, a changed entry is written only while the worker still
-// holds its lease (the others are dropped, their fetch records kept);
-// before, whoever holds it.
+// holds its lease; before, whoever holds it. A change to an entry whose
+// lease the worker lost (it ran out, and another worker took the entry)
+// is not written, its fetch record is: that is an error, logged (see
+// Options.Log) and counted (LeaseLost), never a silent drop.
 func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, error) {
 	n, _, err := f.record("record progress", job, f.worker.Load(), added, changed, fetches)
 	return n, err
 }
 
 // record is Record as worker (0: whoever holds the lease): it also
-// returns the ids of the changed entries whose lease worker lost (it ran
-// out and another worker took them).
+// returns the ids of the changed entries whose lease worker lost, once
+// it has logged and counted them.
 func (f *Frontier) record(op, job string, worker int64, added, changed []frontier.Entry, fetches []frontier.Fetch) (int, []int64, error) {
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil, nil
 	}
 	var (
 		n    int
-		lost []int64
+		lost []frontier.Entry
 	)
 	err := f.write(op, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
@@ -251,15 +223,38 @@ func (f *Frontier) record(op, job string, worker int64, added, changed []frontie
 			if n, err = enqueue(ctx, tx, job, added); err != nil {
 				return err
 			}
-		}
-		if len(changed) > 0 {
-			if lost, err = update(ctx, tx, changed, worker); err != nil {
-				return err
+			if n > 0 {
+				if err = notify(ctx, tx, worker); err != nil { // waiting workers may take them
+					return err
+				}
 			}
 		}
-		return addFetches(ctx, tx, fetches)
+		lost, err = writeBatch(ctx, tx, changed, worker, fetches)
+		return err
 	})
-	return n, lost, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, f.leaseLost(job, worker, lost), nil
+}
+
+// leaseLost logs and counts the entries worker recorded without holding
+// their lease, and returns their ids.
+func (c *conn) leaseLost(job string, worker int64, lost []frontier.Entry) []int64 {
+	if len(lost) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(lost))
+	urls := make([]string, len(lost))
+	for i, e := range lost {
+		ids[i], urls[i] = e.ID, e.URL
+	}
+	c.lost.Add(int64(len(lost)))
+	if c.opts.Log != nil {
+		c.opts.Log("entries recorded without their lease: their changes are dropped, another worker holds them",
+			"job", job, "worker", worker, "count", len(lost), "urls", strings.Join(urls, " "))
+	}
+	return ids
 }
 
 // BoundWait brings host's waiting entries of job that are due after

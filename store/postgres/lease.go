@@ -18,10 +18,18 @@ import (
 // another transaction is taking are skipped, not waited for, so workers
 // leasing at once get disjoint entries. They become in flight, leased to
 // worker $4 for $6 nanoseconds of the store's clock.
-var leaseSQL = `WITH c AS (SELECT ` + sqlNow("$3") + ` AS now, ` + sqlNow("$7") + ` AS lnow),
+var leaseSQL = leaseOf(`($2 = '' OR f.host = $2)`)
+
+// leaseHostSQL is leaseSQL for one host ($2 not empty): a condition the
+// planner can look up in the frontier_queue index, whatever the plan
+// cached for the statement (the host's entries alone, not the job's).
+var leaseHostSQL = leaseOf(`f.host = $2 AND f.state IN ('queued', 'in-flight')`)
+
+func leaseOf(hostCond string) string {
+	return `WITH c AS (SELECT ` + sqlNow("$3") + ` AS now, ` + sqlNow("$7") + ` AS lnow),
 picked AS (
 	SELECT f.id FROM frontier f, c
-	WHERE f.job = $1 AND ($2 = '' OR f.host = $2)
+	WHERE f.job = $1 AND ` + hostCond + `
 		AND ((f.state = 'queued' AND f.next_at <= c.now)
 			OR (f.state = 'in-flight' AND f.lease_until <= c.lnow))
 	ORDER BY f.priority DESC, f.id
@@ -32,6 +40,7 @@ UPDATE frontier f SET state = 'in-flight', lease_owner = $4, lease_until = c.lno
 FROM picked, c
 WHERE f.id = picked.id
 RETURNING ` + prefixed("f.", entryColumns)
+}
 
 // lease takes up to n due entries of the job for worker, of one host or
 // (host "") of any, highest priority first, then oldest first; now is
@@ -43,7 +52,11 @@ func (f *Frontier) lease(op, job, host string, worker int64, now any, n int, ttl
 	var es []frontier.Entry
 	err := f.write(op, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
-		es, err = queryEntries(ctx, tx, leaseSQL, job, host, now, worker, n, int64(ttl), f.nowArg())
+		q := leaseSQL
+		if host != "" {
+			q = leaseHostSQL
+		}
+		es, err = queryEntries(ctx, tx, q, job, host, now, worker, n, int64(ttl), f.nowArg())
 		return err
 	})
 	slices.SortFunc(es, func(a, b frontier.Entry) int {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,8 +140,16 @@ func TestLeaseOfAKilledWorkerComesBack(t *testing.T) {
 		}
 	}
 	mine[0].State = frontier.Done
+	var logged []string
+	a.Log = func(msg string, args ...any) { logged = append(logged, fmt.Sprint(msg, args)) }
 	if lost, err := finish(a, "j", ida, mine[:1]); err != nil || !slices.Equal(lost, ids(mine[:1])) {
 		t.Errorf("a's late finish: lost %v, %v; want %v refused", lost, err, ids(mine[:1]))
+	}
+	if a.LeaseLost() != 1 || len(logged) != 1 || !strings.Contains(logged[0], mine[0].URL) {
+		t.Errorf("a's late finish: LeaseLost %d, logged %q; want 1, one error naming %s", a.LeaseLost(), logged, mine[0].URL)
+	}
+	if b.LeaseLost() != 0 {
+		t.Errorf("b: LeaseLost %d, want 0", b.LeaseLost())
 	}
 	if e, err := b.Get("j", mine[0].URL); err != nil || e.State != frontier.InFlight {
 		t.Errorf("after a's late finish: %s is %s, %v; want still in flight for b", mine[0].URL, e.State, err)

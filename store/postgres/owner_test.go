@@ -37,16 +37,16 @@ func TestClaimPaceOwnership(t *testing.T) {
 	if want := c.At.Add(delay + OwnerGrace); !c.OwnerUntil.Equal(want) {
 		t.Errorf("owner until %s after the claim, want delay + grace (%s)", c.OwnerUntil.Sub(c.At), delay+OwnerGrace)
 	}
-	claim("b during a's delay waits for it", b, false, false, a, delay)
+	claim("b during a's delay waits for a's ownership (a's release wakes it sooner)", b, false, false, a, delay+OwnerGrace)
 	clock.Advance(delay)
-	claim("b after a's delay is refused: a owns the host, poll in a second", b, false, false, a, ownerPoll)
+	claim("b after a's delay is refused: a owns the host, until its ownership ends (its release wakes b sooner)", b, false, false, a, OwnerGrace)
 	claim("a keeps its host", a, true, false, 0, 0)
 	clock.Advance(delay + OwnerGrace - 500*time.Millisecond)
 	claim("b half a second before a's ownership ends", b, false, false, a, 500*time.Millisecond)
 	clock.Advance(500 * time.Millisecond)
 	claim("b once a was silent past delay + grace takes over", b, true, true, 0, 0)
 	clock.Advance(delay)
-	claim("a, no longer the owner, is refused", a, false, false, b, ownerPoll)
+	claim("a, no longer the owner, is refused until b's ownership ends", a, false, false, b, OwnerGrace)
 	claim("b keeps it", b, true, false, 0, 0)
 }
 

@@ -43,10 +43,6 @@ func (c Claim) Wait() time.Duration {
 // its hosts that long after its last claim's delay ran out.
 const OwnerGrace = 10 * time.Second
 
-// ownerPoll bounds the wait of a worker refused because another owns the
-// host: the owner may release it at any time.
-const ownerPoll = time.Second
-
 // claimSQL claims a host's next request once paceRow found it free: it
 // moves next_at to now + delay and makes the caller the host's owner
 // until delay + OwnerGrace from now. The delay is the caller's; a claim
@@ -78,7 +74,8 @@ type paceRow struct {
 // next claim must wait delay from now and the caller owns the host until
 // delay + OwnerGrace from now. Otherwise it says when to try again: when
 // the delay or hold ends, or, while another worker owns the host, when
-// its ownership runs out but at least every ownerPoll. Two workers
+// its ownership runs out, FallbackPoll at the latest (the owner's
+// release wakes the waiting workers sooner: see Wakes). Two workers
 // claiming at once queue on the row lock. delay is the caller's current
 // delay for the host (pace decides it); negative counts as zero.
 func (cd *Coordination) ClaimPace(host string, worker int64, delay time.Duration) (Claim, error) {
@@ -87,17 +84,24 @@ func (cd *Coordination) ClaimPace(host string, worker int64, delay time.Duration
 	}
 	var c Claim
 	err := cd.write("claim pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err != nil {
-			return err
-		}
 		var r paceRow
-		err := tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
-			FROM host_pace WHERE host = $1 FOR UPDATE`, host, cd.nowArg()).
-			Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
+		lock := func() error {
+			return tx.QueryRow(ctx, `SELECT `+sqlNow("$2")+`, next_at, hold_until, hold_reason, owner, owner_until
+				FROM host_pace WHERE host = $1 FOR UPDATE`, host, cd.nowArg()).
+				Scan(&r.now, &r.next, &r.hold, &r.reason, &r.owner, &r.ownerUntil)
+		}
+		// The host's row, made on its first claim (one round trip less
+		// on every later one).
+		err := lock()
+		if errors.Is(err, pgx.ErrNoRows) {
+			if _, err = tx.Exec(ctx, `INSERT INTO host_pace (host) VALUES ($1) ON CONFLICT (host) DO NOTHING`, host); err == nil {
+				err = lock()
+			}
+		}
 		if err != nil {
 			return err
 		}
-		c = r.refusal(worker)
+		c = r.refusal(worker, cd.fallbackPoll())
 		if c.Next.After(c.At) {
 			return nil
 		}
@@ -113,12 +117,12 @@ func (cd *Coordination) ClaimPace(host string, worker int64, delay time.Duration
 
 // refusal is the answer to worker's claim of the row when the claim must
 // wait: Next after At. Next at or before At: the claim may succeed.
-func (r paceRow) refusal(worker int64) Claim {
+func (r paceRow) refusal(worker int64, poll time.Duration) Claim {
 	c := Claim{At: fromNanos(r.now)}
 	next := r.next
 	if r.owner != worker && r.ownerUntil > r.now {
 		c.Owner = r.owner
-		next = max(next, min(r.ownerUntil, r.now+int64(ownerPoll)))
+		next = max(next, min(r.ownerUntil, r.now+int64(poll)))
 	}
 	if r.hold > next {
 		next, c.Hold = r.hold, r.reason
@@ -131,8 +135,11 @@ func (r paceRow) refusal(worker int64) Claim {
 // another worker may continue at once; the pace (next_at, holds) stays.
 func (cd *Coordination) ReleasePace(host string, worker int64) error {
 	return cd.write("release pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE host = $1 AND owner = $2`, host, worker)
-		return err
+		tag, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE host = $1 AND owner = $2 AND owner_until > 0`, host, worker)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		return notify(ctx, tx, worker)
 	})
 }
 

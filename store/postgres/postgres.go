@@ -43,6 +43,13 @@ type Options struct {
 	// LeaseTTL is how long an entry Take hands out stays this worker's
 	// without a heartbeat; 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// Log, when set, is told of the errors a worker goes on after (an
+	// entry recorded without its lease), as slog.Logger.Error is.
+	Log func(msg string, args ...any)
+	// FallbackPoll is the longest a waiting worker sleeps without looking
+	// at the database again, should the other workers' wake-ups (see
+	// Wakes) be lost; 0 means DefaultFallbackPoll. Tests set an hour.
+	FallbackPoll time.Duration
 }
 
 // DB is an open polite database on a PostgreSQL server: the roles it
@@ -97,7 +104,11 @@ type conn struct {
 	opts   *Options
 	worker atomic.Int64 // registered by Acquire; owns the leases of Take
 	pool   *pgxpool.Pool
-	server string // host:port, for errors
+	server string       // host:port, for errors
+	lost   atomic.Int64 // entries recorded without their lease (see LeaseLost)
+
+	wake       chan struct{} // the other workers' wake-ups (see Wakes)
+	stopListen func()        // ends listen's goroutine; nil when not listening
 }
 
 // newDB assembles a DB's roles over c.
@@ -105,6 +116,7 @@ func newDB(c *conn) *DB {
 	db := &DB{c: c, Registry: &Registry{c}, Frontier: &Frontier{c}, RunLog: &RunLog{c},
 		PaceStates: &PaceStates{c}, RobotsCache: &RobotsCache{c}, Coordination: &Coordination{c}, ExclusionList: &ExclusionList{c}}
 	c.opts = &db.Options
+	c.wake = make(chan struct{}, 1)
 	return db
 }
 
@@ -177,6 +189,7 @@ func redact(s string) string {
 
 // Close closes the pool's connections.
 func (db *DB) Close() error {
+	db.c.unlisten()
 	db.c.pool.Close()
 	return nil
 }

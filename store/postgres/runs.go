@@ -19,8 +19,12 @@ func (rl *RunLog) BeginRun(job string, at time.Time) (frontier.Run, error) {
 	}
 	r := frontier.Run{Job: job, StartedAt: fromNanos(toNanos(at))}
 	err := rl.write("begin run of "+job, func(ctx context.Context, tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
+		err := tx.QueryRow(ctx, `INSERT INTO runs (job, started_at) VALUES ($1, $2) RETURNING id`,
 			job, toNanos(at)).Scan(&r.ID)
+		if err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT name FROM store_identity`).Scan(&r.Store)
 	})
 	if err != nil {
 		return frontier.Run{}, err
@@ -112,18 +116,14 @@ func (rl *RunLog) AddFetches(fs []frontier.Fetch) error {
 }
 
 func addFetches(ctx context.Context, tx pgx.Tx, fs []frontier.Fetch) error {
-	for _, f := range fs {
-		_, err := tx.Exec(ctx, `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
-			bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-			f.RunID, f.URL, f.Host, f.Status, f.Reason, f.File, f.SHA256,
-			f.Bytes, f.ContentType, toNanos(f.FetchedAt), int64(f.Latency), f.Attempts, int64(f.Delay))
-		if err != nil {
-			return fmt.Errorf("fetch of %s in run %d: %w", f.URL, f.RunID, err)
-		}
-	}
-	return nil
+	_, err := writeBatch(ctx, tx, nil, 0, fs)
+	return err
 }
+
+// insertFetchSQL adds one fetch record.
+const insertFetchSQL = `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
+	bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // Fetches returns the fetches of a run in the order they were made.
 func (rl *RunLog) Fetches(runID int64) ([]frontier.Fetch, error) {

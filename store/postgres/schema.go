@@ -203,7 +203,23 @@ CREATE TABLE exclusions_version (
 );
 INSERT INTO exclusions_version (id, version) VALUES (1, 0);
 `,
-	// 9: the WARC files each run wrote (--warc), as SQLite's schema 11
+	// 9: each job's display name, as SQLite's schema 11 keeps them.
+	`
+CREATE TABLE jobs (
+	job   TEXT PRIMARY KEY,
+	name  TEXT NOT NULL UNIQUE
+);
+`,
+	// 10: the database's identity, drawn once at random, as SQLite's
+	// schema 12 keeps it: each run's folder is runs/IDENTITY-RUN.
+	`
+CREATE TABLE store_identity (
+	id  INTEGER PRIMARY KEY CHECK (id = 1),
+	name TEXT NOT NULL
+);
+INSERT INTO store_identity (id, name) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
+`,
+	// 11: the WARC files each run wrote (--warc), as SQLite's schema 13
 	// keeps them.
 	`
 CREATE TABLE warc_files (
@@ -224,8 +240,8 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // version 1 already had, which a schema is checked for before it is
 // migrated further.
 var (
-	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "lock",
-		"pace_groups", "robots", "runs", "seed_sources", "warc_files", "workers"}
+	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "jobs", "lock",
+		"pace_groups", "robots", "runs", "seed_sources", "store_identity", "warc_files", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 

@@ -62,3 +62,36 @@ func (f *Frontier) PutSeedSource(s frontier.SeedSource) error {
 		return err
 	})
 }
+
+// DropRemovedSeeds deletes the seeds of job that kept says are no longer
+// in the seed source, as store.DB.DropRemovedSeeds: in flight ones (maybe
+// another worker's) stay.
+func (f *Frontier) DropRemovedSeeds(job string, kept func(url string) bool) (int, error) {
+	n := 0
+	err := f.write("drop removed seeds of "+job, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT url FROM frontier
+			WHERE job = $1 AND depth = 0 AND hops = 0 AND parent = '' AND state != 'in-flight'`, job)
+		if err != nil {
+			return err
+		}
+		var gone []string
+		for rows.Next() {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				rows.Close()
+				return err
+			}
+			if !kept(u) {
+				gone = append(gone, u)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM frontier WHERE job = $1 AND url = ANY($2)`, job, gone)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	return n, err
+}

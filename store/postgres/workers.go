@@ -95,8 +95,10 @@ func (rg *Registry) Deregister(id int64) (int, error) {
 		if _, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE owner = $1`, id); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return notify(ctx, tx, id) // its hosts and entries are free
 	})
 	return n, err
 }

@@ -4,11 +4,34 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
+
+// Every run of a database carries the database's identity, drawn once
+// (8 hex digits), so that the run folders of two databases writing to
+// one output folder differ (frontier.Run.Folder).
+func testStoreIdentity(t *testing.T, v *env) {
+	r1, err := v.db.BeginRun("nightly", T0)
+	if err != nil {
+		t.Fatalf("BeginRun: %v", err)
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(r1.Store) {
+		t.Fatalf("run's store identity %q, want 8 hex digits", r1.Store)
+	}
+	r2, err := v.open(v.clock.Now).BeginRun("docs", T0)
+	if err != nil || r2.Store != r1.Store || r2.Folder() != r1.Store+"-"+strconv.FormatInt(r2.ID, 10) {
+		t.Errorf("another handle's run = %+v, %v; want identity %s, folder IDENTITY-RUN", r2, err, r1.Store)
+	}
+	r3, err := v.cfg.env(t).db.BeginRun("nightly", T0)
+	if err != nil || r3.Store == r1.Store || r3.Folder() == r1.Folder() {
+		t.Errorf("another database's run = %+v, %v; want another identity than %s", r3, err, r1.Store)
+	}
+}
 
 func testRunsRoundTrip(t *testing.T, v *env) {
 	db := v.db

@@ -122,12 +122,15 @@ func Run(t *testing.T, c Config) {
 		{"RobotsRoundTrip", testRobotsRoundTrip},
 		{"RobotsCacheIsShared", testRobotsCacheIsShared},
 		{"RunsRoundTrip", testRunsRoundTrip},
+		{"StoreIdentityNamesRunFolders", testStoreIdentity},
 		{"FetchesRoundTrip", testFetchesRoundTrip},
 		{"WarcFilesRoundTrip", testWarcFiles},
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
 		{"Exclusions", testExclusions},
+		{"DropRemovedSeeds", testDropRemovedSeeds},
+		{"JobNames", testJobNames},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
