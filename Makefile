@@ -31,9 +31,12 @@ test:
 
 # Politeness and throughput figures against the test origin on loopback
 # (about 5 minutes); see "Benchmarks" in the README. BENCHFLAGS adds flags,
-# e.g. BENCHFLAGS='-only bucket,throughput'.
+# e.g. BENCHFLAGS='-only bucket,throughput'. The colly crawler beside polite
+# is a module of its own (cmd/polite-bench/colly): its first build fetches
+# colly through the Go module proxy; polite's go.mod never lists it.
 bench: build
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/polite-bench ./cmd/polite-bench
+	cd cmd/polite-bench/colly && CGO_ENABLED=0 $(GO) build -trimpath -o ../../../bin/polite-colly .
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/fetch/
 

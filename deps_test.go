@@ -132,6 +132,9 @@ var lanes = []lane{
 	// nothing itself.
 	{pkg: "crawl/exclude", kind: laneLeaf, not: leaf("crawl/fetch", "crawl/output", "crawl/report"),
 		notDirect: []string{"net/http", "os"}},
+	// Usage preferences are parsed and decided from what fetch and
+	// robots hand over: the package makes no request and writes nothing.
+	{pkg: "crawl/usage", kind: laneLeaf, not: leaf("crawl/output", "crawl/report"), notDirect: []string{"os"}},
 
 	// Test support under crawl/. crawltest (the throttling test origin and
 	// crawl's end-to-end fixtures) runs crawls on a SQLite store: it may

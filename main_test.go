@@ -772,6 +772,7 @@ func TestCLIBadInputAtTheEdges(t *testing.T) {
 		{"unknown progress", crawl("--progress", "sometimes", good), []int{2}, "--progress"},
 		{"unknown log format", append(crawl(good), "--log-format", "xml"), []int{2}, "--log-format"},
 		{"bad slow-down pattern", crawl("--slow-down-pattern", "(", good), []int{2}, "--slow-down-pattern"},
+		{"unknown purpose", crawl("--purpose", "train-ai,scraping", good), []int{2}, `--purpose: unknown purpose "scraping"`},
 		{"empty seed file", crawl(writeFile(t, "empty.txt", "")), []int{2}, "no valid seed"},
 		{"binary seed file", crawl(writeFile(t, "bin.txt", "\x00\x01\x02\xff\xfe\n\x89PNG\r\n\x1a\n")), []int{2}, "no valid seed"},
 		{"a 1 MB line alone", crawl(writeFile(t, "long.txt", longLine)), []int{2}, "long.txt:1: line longer than"},

@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
+	usepref "github.com/polite-crawler/polite/crawl/usage"
 )
 
 // crawlOptions are the flags and arguments of polite crawl.
@@ -29,6 +30,7 @@ type crawlOptions struct {
 	HostHeaders     []string // --header-host HOST='Name: value'
 	HeaderFile      string   // --header-file FILE
 	SlowDownPattern string
+	Purpose         string // --purpose
 	Progress        string
 	Config          crawl.Config
 
@@ -120,6 +122,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	if len(src.urls) > 0 {
 		c.Refresh = 0 // URLs named on the command line are fetched when asked (conditionally)
 	}
+	purposes, err := usepref.ParsePurposes(o.Purpose)
+	if err != nil {
+		return c, fmt.Errorf("%w: --purpose: %v", errUsage, err)
+	}
 	if c.UserAgent == "" {
 		contact, from, err := resolveContact(o.Contact, o.Getenv)
 		if err != nil {
@@ -129,8 +135,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 			log.Warn("no contact set: the User-Agent names polite's project, not you", "contact", contact,
 				"fix", "set POLITE_CONTACT, or write your page or mail address to "+contactPath(o.Getenv))
 		}
-		c.UserAgent = fmt.Sprintf("polite/%s (+%s)", Version, contact)
+		c.UserAgent = fmt.Sprintf("polite/%s (+%s%s)", Version, contact, purposeNote(purposes))
 	}
+	c.Usage = usepref.NewPolicy(purposes, crawl.RobotsAgent(c))
 	c.Software = "polite/" + Version
 	if c.Requisites == "" && c.Warc {
 		c.Requisites = urls.RequisitesAnyHost // an archive replays whole
@@ -155,6 +162,15 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 		return c, fmt.Errorf("%w: --progress must be auto, always or never, got %q", errUsage, o.Progress)
 	}
 	return c, c.Validate()
+}
+
+// purposeNote announces the declared purposes in the default
+// User-Agent's comment: "; purpose: train-ai,research".
+func purposeNote(ps []usepref.Purpose) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return "; purpose: " + usepref.Join(ps)
 }
 
 // parseFloorHosts reads the --floor-host HOST=DURATION flags.

@@ -6,6 +6,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/urls"
+	usepref "github.com/polite-crawler/polite/crawl/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -90,8 +91,10 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	pos(&c.ConnectTimeout, "connect-timeout", time.Hour, "connect (and TLS handshake) deadline")
 	pos(&c.HeaderTimeout, "header-timeout", day, "deadline for the response headers")
 	f.StringVar(&c.CAFile, "ca-file", "", "trust the certificates of this PEM `file` beside the system's roots (a private CA); verification is never turned off")
+	f.StringVar(&o.Purpose, "purpose", "", "what the crawl is for, a comma-separated `list` of "+usepref.Join(usepref.Purposes)+
+		": content whose usage preferences (Content-Usage, TDMRep) refuse it is not kept (default: none declared, preferences only recorded)")
 	groupFlags(f, "Network and identity", "contact", "user-agent", "robots-agent", "robots-ttl", "robots-retry", "timeout",
-		"connect-timeout", "header-timeout", "ca-file")
+		"connect-timeout", "header-timeout", "ca-file", "purpose")
 
 	o.Progress = "auto"
 	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")

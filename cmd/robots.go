@@ -13,6 +13,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/urls"
+	usepref "github.com/polite-crawler/polite/crawl/usage"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -25,6 +26,7 @@ type robotsCheckOptions struct {
 	Timeout   time.Duration
 	RobotsTTL time.Duration
 	CAFile    string
+	Purpose   string // --purpose
 	URLs      []string
 }
 
@@ -52,7 +54,10 @@ func newRobotsCheckCmd(io IO, g *globals) *cobra.Command {
 		Short: "Say whether robots.txt allows each URL, and which rule decided",
 		Long: `Say for each URL whether polite may fetch it and why: the robots.txt group
 that applied (or that none did), the rule that decided with its line number,
-and the Crawl-delay, Request-rate and Sitemaps that come with it.
+and the Crawl-delay, Request-rate and Sitemaps that come with it. With
+--purpose, also the robots.txt Content-Usage lines that apply to the URL
+and whether they refuse a declared purpose (exit 1 when they do, as for a
+disallowed URL); see docs/usage-preferences.md.
 
 Without --file the rules are the ones a crawl would use, got the same way:
 the copy cached in the database while it is fresh (--robots-ttl, or a
@@ -79,7 +84,10 @@ normalises it; then one field per line, the name padded to 14 columns:
     sitemap       https://news.example/sitemap-news.xml
 
 "none" marks a field that does not apply; there is a sitemap line per
-Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
+Sitemap of the file. With --purpose, a usage line per Content-Usage line
+that applies ("none" when none does) and a purpose line: "train-ai
+refused by robots.txt line 4: Content-Usage: / train-ai=n", or "train-ai
+not refused". --json prints {"agent", "results": [...]} instead.`,
 		Example: `  polite robots check https://example.org/some/page
   polite robots check --agent archiver https://example.org/a https://example.org/b
   polite robots check --file testdata/robots/news.txt https://news.example/search?q=go
@@ -99,13 +107,14 @@ Sitemap of the file. --json prints {"agent", "results": [...]} instead.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.File, "file", "", "read robots.txt from this file (- for stdin) instead of the URL's host")
 	f.StringVar(&opts.Agent, "agent", "", `product token matched against User-agent lines (default: from --user-agent, "polite")`)
+	f.StringVar(&opts.Purpose, "purpose", "", "also say whether robots.txt's Content-Usage lines refuse these purposes (comma-separated `list`, as crawl's); exit 1 when they do")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	f.StringVar(&opts.UserAgent, "user-agent", "", `User-Agent sent when fetching robots.txt (default "polite/VERSION (+CONTACT)", as crawl's)`)
 	f.Var(&durationValue{p: &opts.Timeout, max: day, positive: true}, "timeout", "whole-request deadline of a robots.txt fetch")
 	f.Var(&durationValue{p: &opts.RobotsTTL, max: 30 * day}, "robots-ttl", "how long a fetched robots.txt is cached")
 	f.StringVar(&opts.CAFile, "ca-file", "", "trust the certificates of this PEM `file` beside the system's roots, as crawl's")
 	f.SortFlags = false
-	groupFlags(f, "Rules", "file", "agent")
+	groupFlags(f, "Rules", "file", "agent", "purpose")
 	groupFlags(f, "Output", "json")
 	groupFlags(f, "Fetching robots.txt", "user-agent", "timeout", "robots-ttl", "ca-file")
 	return cmd
@@ -128,18 +137,21 @@ func checkExit(io IO, err error) error {
 
 // checkResult is the answer for one URL.
 type checkResult struct {
-	URL         string        `json:"url"`
-	Allowed     bool          `json:"allowed"`
-	Robots      checkSource   `json:"robots_txt"`
-	Group       string        `json:"group,omitempty"`
-	GroupLine   int           `json:"group_line,omitempty"`
-	Rule        string        `json:"rule,omitempty"`
-	RuleLine    int           `json:"rule_line,omitempty"`
-	Reason      string        `json:"reason"`
-	CrawlDelayS float64       `json:"crawl_delay_s,omitempty"`
-	RequestRate *requestRate  `json:"request_rate,omitempty"`
-	Sitemaps    []string      `json:"sitemaps,omitempty"`
-	crawlDelay  time.Duration // for the text form
+	URL         string            `json:"url"`
+	Allowed     bool              `json:"allowed"`
+	Robots      checkSource       `json:"robots_txt"`
+	Group       string            `json:"group,omitempty"`
+	GroupLine   int               `json:"group_line,omitempty"`
+	Rule        string            `json:"rule,omitempty"`
+	RuleLine    int               `json:"rule_line,omitempty"`
+	Reason      string            `json:"reason"`
+	CrawlDelayS float64           `json:"crawl_delay_s,omitempty"`
+	RequestRate *requestRate      `json:"request_rate,omitempty"`
+	Sitemaps    []string          `json:"sitemaps,omitempty"`
+	Usage       []string          `json:"usage,omitempty"`      // robots.txt's Content-Usage lines that apply, and how they read
+	RefusedBy   string            `json:"refused_by,omitempty"` // --purpose: the purpose refused, and the rule`
+	crawlDelay  time.Duration     // for the text form
+	purposes    []usepref.Purpose // --purpose, for the text form
 }
 
 // checkSource is where the rules came from: a file, or the host.
@@ -167,6 +179,10 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 	ua, agent, targets, err := opts.check()
 	if err != nil {
 		return err
+	}
+	purposes, err := usepref.ParsePurposes(opts.Purpose)
+	if err != nil {
+		return fmt.Errorf("%w: --purpose: %v", errUsage, err)
 	}
 	rulesFor, closeFn, err := opts.source(io, g, ua)
 	if err != nil {
@@ -200,13 +216,14 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 		if err != nil {
 			return err
 		}
-		disallowed = disallowed || !r.Allowed
+		r.checkUsage(k.rb, agent, u, purposes)
+		disallowed = disallowed || !r.Allowed || r.RefusedBy != ""
 		results = append(results, r)
 	}
 	if err := opts.write(io, agent, results); err != nil {
 		return err
 	}
-	if disallowed {
+	if disallowed { // or a purpose refused
 		return errors.Join(errSilent, &exitError{code: crawl.ExitFailure})
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	usepref "github.com/polite-crawler/polite/crawl/usage"
 )
 
 // write prints the results, as text or with --json.
@@ -77,6 +79,19 @@ func writeChecks(w io.Writer, agent string, rs []checkResult) error {
 		}
 		if len(r.Sitemaps) == 0 {
 			field("sitemap", "none")
+		}
+		if len(r.purposes) > 0 {
+			for _, u := range r.Usage {
+				field("usage", "%s", u)
+			}
+			if len(r.Usage) == 0 {
+				field("usage", "none")
+			}
+			if r.RefusedBy != "" {
+				field("purpose", "%s", r.RefusedBy)
+			} else {
+				field("purpose", "%s not refused", usepref.Join(r.purposes))
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

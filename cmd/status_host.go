@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -39,7 +40,8 @@ type robotsStory struct {
 	Bytes       int       `json:"bytes"`
 	FetchedAt   time.Time `json:"fetched_at"`
 	Expires     time.Time `json:"expires,omitzero"`
-	Group       string    `json:"group,omitempty"` // the user-agent line that applies to polite; "" for none
+	Group       string    `json:"group,omitempty"`         // the user-agent line that applies to polite; "" for none
+	Usage       []string  `json:"content_usage,omitempty"` // that group's Content-Usage lines, as written
 	CrawlDelayS float64   `json:"crawl_delay_s,omitempty"`
 	RequestGapS float64   `json:"request_rate_gap_s,omitempty"` // Request-rate as a gap
 }
@@ -58,6 +60,7 @@ type runStory struct {
 	DelayMaxS   float64       `json:"delay_max_s"`
 	DelayEndS   float64       `json:"delay_end_s"`
 	Robots      string        `json:"robots"`
+	Usage       []string      `json:"usage,omitempty"` // the usage preferences the host sent (report.json's usage)
 	Stopped     frontier.Stop `json:"stopped"`
 	From        string        `json:"from"` // report (report.json), or fetches (the fetch records of a run that saved no report)
 	Signals     []storySignal `json:"signals"`
@@ -141,6 +144,9 @@ func robotsOf(c frontier.RobotsCopy) *robotsStory {
 	}
 	g := rb.Group(storyAgent)
 	r.Group, r.CrawlDelayS, r.RequestGapS = g.Name, g.CrawlDelay.Seconds(), g.RequestRate.Interval().Seconds()
+	for _, u := range rb.UsageRules(storyAgent) {
+		r.Usage = append(r.Usage, fmt.Sprintf("line %d: %s", u.Line, u.Text))
+	}
 	return r
 }
 
@@ -176,7 +182,13 @@ func lastRunOf(db statusDB, host string) (*runStory, error) {
 		}
 		for _, h := range rep.Hosts {
 			if h.Host == host {
-				return runStoryOf(r, rep.Start, h), nil
+				rs := runStoryOf(r, rep.Start, h)
+				for _, u := range rep.Usage {
+					if u.Host == host {
+						rs.Usage = u.Signals
+					}
+				}
+				return rs, nil
 			}
 		}
 	}

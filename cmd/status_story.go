@@ -65,6 +65,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 	fmt.Fprintf(tw, "  hold\t%s\n", holdStory(s.Hold, now))
 	fmt.Fprintf(tw, "  floor\t%s\n", floorStory(s))
 	fmt.Fprintf(tw, "  robots.txt\t%s\n", robotsStoryText(s.Robots, now))
+	writeUsageStory(tw, s)
 	fmt.Fprintf(tw, "  TTFB baseline\t%s\n", baselineCell(s.BaselineMS))
 	fmt.Fprintf(tw, "  last signal\t%s\n", signalCell(s.hostStatus, now))
 	if err := tw.Flush(); err != nil {
@@ -233,4 +234,21 @@ func or(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// writeUsageStory writes the host's declared usage preferences: its
+// cached robots.txt's Content-Usage lines, then what the last run read
+// from its answers (headers, meta, tdmrep.json); nothing when it said
+// nothing.
+func writeUsageStory(w io.Writer, s hostStory) {
+	if s.Robots != nil {
+		for _, u := range s.Robots.Usage {
+			fmt.Fprintf(w, "  usage\trobots.txt %s\n", u)
+		}
+	}
+	if s.LastRun != nil {
+		for _, u := range s.LastRun.Usage {
+			fmt.Fprintf(w, "  usage\t%s (last run)\n", u)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
+	"github.com/polite-crawler/polite/crawl/usage"
 	"github.com/polite-crawler/polite/crawl/warc"
 	"github.com/polite-crawler/polite/pace"
 )
@@ -72,6 +73,7 @@ type Config struct {
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
+	Usage        *usage.Policy  // what sites say of use, and the --purpose it refuses; nil: not read
 
 	// Warc keeps every fetch (robots.txt too) as WARC records under
 	// OutDir/warc, in files closed at WarcSize (0: warc.DefaultMaxSize).

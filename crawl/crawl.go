@@ -188,8 +188,8 @@ func (c *crawler) prepare() (passStart, error) {
 	var ww *warc.Writer
 	if c.cfg.Warc {
 		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Name: c.cfg.JobName, Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Redacted: c.cfg.Headers.Secrets(),
-			Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Purpose: c.cfg.Usage.Declared(),
+			Redacted: c.cfg.Headers.Secrets(), Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -252,7 +252,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 func (c *crawler) report(end time.Time) *report.Report {
 	rep := &report.Report{
 		RunID: c.run.ID, Job: c.cfg.Name(), End: end,
-		Rejected: c.rejected,
+		Rejected: c.rejected, Usage: c.cfg.Usage.Hosts(), Purpose: c.cfg.Usage.Declared(),
 		Frontier: map[string]int{},
 	}
 	if abs, err := filepath.Abs(c.cfg.OutDir); err == nil {

@@ -16,7 +16,7 @@ const (
 	fateNotModified             // 304: the body on disk is still current
 	fateDone                    // 2xx: the body is kept and its links follow
 	fateRedirect                // 3xx: the target goes into the frontier
-	fateDead                    // a final failure
+	fateDead                    // a final failure, or content usage preferences refuse: recorded, not kept
 	fateExcluded                // polite refused the host's address
 	fateHeld                    // a Retry-After keeps it: deferred, or queued for the next run
 	fateRetry                   // queued again after a backoff
@@ -52,6 +52,8 @@ func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) deci
 		return failure(e, resp.Reason, false, s)
 	case st == http.StatusNotModified:
 		return decision{fate: fateNotModified, state: frontier.NotModified}
+	case resp.Reason.Usage(): // a 2xx whose content the site refuses to the crawl's purpose
+		return decision{fate: fateDead, state: frontier.Excluded, reason: resp.Reason}
 	case st >= 200 && st < 300:
 		return decision{fate: fateDone, state: frontier.Done}
 	case st >= 300 && st < 400:

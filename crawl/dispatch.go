@@ -170,7 +170,7 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 			sc.ledger.finish(&e, frontier.Dead, frontier.ReasonBadURL)
 			continue
 		}
-		if why := sc.excl.URL(e.URL); why != "" {
+		if why := sc.cfg.Usage.Before(h.key, u, sc.excl.URL(e.URL)); why != "" {
 			sc.ledger.finish(&e, frontier.Excluded, why)
 			sc.maps.excluded(e)
 			continue

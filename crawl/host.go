@@ -74,7 +74,7 @@ type hostRun struct {
 	nextAt time.Time // earliest eligible time of those
 	buf    []frontier.Entry
 
-	latencies []time.Duration // its answers' times to first byte, for the report's percentiles
+	latencies report.Latencies // its answers' times to first byte, for the report's percentiles
 
 	requests int
 

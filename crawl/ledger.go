@@ -8,6 +8,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/report"
 )
 
@@ -65,27 +66,10 @@ func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason frontier.Rea
 	}
 }
 
-// manifestLine is one line of manifest.jsonl.
-type manifestLine struct {
-	Job         string          `json:"job"`
-	Run         int64           `json:"run"`
-	URL         string          `json:"url"`
-	Status      int             `json:"status"`
-	File        string          `json:"file,omitempty"`
-	SHA256      string          `json:"sha256,omitempty"`
-	Bytes       int64           `json:"bytes"`
-	ContentType string          `json:"content_type,omitempty"`
-	FetchedAt   string          `json:"fetched_at"`
-	LatencyMS   float64         `json:"latency_ms"`
-	Attempts    int             `json:"attempts"`
-	Location    string          `json:"location,omitempty"`
-	Reason      frontier.Reason `json:"reason,omitempty"`
-}
-
 // writeManifest appends the final fetch of an entry to manifest.jsonl and
 // queues its fetch record. delay is the host's delay when it started.
 func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time.Duration, now time.Time) {
-	m := manifestLine{Job: l.name, Run: l.runID,
+	m := output.ManifestLine{Job: l.name, Run: l.runID,
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
 		Attempts: e.Attempts, Reason: e.Reason,

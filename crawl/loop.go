@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
@@ -277,11 +276,4 @@ func (l *runLoop) progress(now time.Time) Progress {
 		p.Rate = float64(sc.budget.requests) / s
 	}
 	return p
-}
-
-func fmtDur(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return d.Round(10 * time.Millisecond).String()
 }

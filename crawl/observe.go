@@ -48,7 +48,7 @@ func (s *hostSet) observe(h *hostRun, r result, now time.Time) (v pace.Verdict, 
 	}
 	throttled = h.count(resp, o.RetryAfter > 0)
 	s.refusals(h, resp)
-	h.stats.Timeline = append(h.stats.Timeline, report.Point{
+	h.stats.AddPoint(report.Point{
 		AtS:         now.Sub(s.start).Seconds(),
 		DelayS:      s.pacer.Delay(h.pace(), now).Seconds(),
 		LatencyMS:   report.Millis(resp.TTFB),
@@ -108,7 +108,7 @@ func (s *hostSet) refusals(h *hostRun, resp fetch.Response) {
 // answer was a throttle (429 or 503).
 func (h *hostRun) count(resp fetch.Response, retryAfter bool) (throttled bool) {
 	if resp.Err == nil {
-		h.latencies = append(h.latencies, resp.TTFB)
+		h.latencies.Add(resp.TTFB)
 	}
 	return h.stats.Count(resp.Answered(), resp.Reason, len(resp.Body), retryAfter)
 }

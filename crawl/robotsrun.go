@@ -19,7 +19,7 @@ import (
 // check uses (RobotsFor).
 func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time) error {
 	if h.robotsCopy == nil {
-		rb, cp, err := robotscache.Cached(sc.robots, h.key, now)
+		rb, cp, err := robotscache.CachedFor(sc.robots, h.key, now, sc.cfg.Usage)
 		if err != nil {
 			return err
 		}
@@ -35,7 +35,7 @@ func (sc *scheduler) startRobots(ctx context.Context, h *hostRun, now time.Time)
 	h.begin(now)
 	sc.pacer.Begin(h.pace(), now)
 	u := &url.URL{Scheme: robotsScheme(h), Host: h.key, Path: "/robots.txt"}
-	h.robots = robotscache.NewChain(u)
+	h.robots = robotscache.NewChain(u).WithUsage(sc.cfg.Usage)
 	h.robots.Refuse = sc.excl.Refuses
 	sc.work.robots(ctx, result{host: h.key, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now), robots: true})
 	return nil
@@ -129,13 +129,14 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 	h.robotsWait = pace.Backoff(h.robotsWait, base, max(base, limit), sc.cfg.Rand)
 	h.robotsRetryAt = now.Add(h.robotsWait)
 	h.stats.MarkHold(report.HoldMarkRobotsRetry, sc.start, now, h.robotsWait)
-	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, fmtDur(h.robotsWait))
+	h.stats.Robots = fmt.Sprintf("%s: host waits, retry in %s", how, report.ShortDuration(h.robotsWait))
 	sc.log.Info("robots.txt unreachable: host waits", "host", h.key, "status", how, "retry_in_s", report.Seconds(h.robotsWait))
 }
 
 // useRobots applies a host's robots.txt: its rules and its published floors.
 func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 	h.rb, h.robotsRetryAt = rb, time.Time{}
+	sc.cfg.Usage.SetRobots(h.key, rb)
 	g := rb.Group(sc.agent)
 	switch rb.Access {
 	case robots.Parsed:

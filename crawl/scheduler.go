@@ -156,7 +156,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	}
 	for _, h := range sc.hosts.sorted() {
 		s := h.stats
-		s.Finish(h.latencies)
+		s.Finish(&h.latencies)
 		s.DelayEndS = report.Seconds(sc.pacer.Delay(h.pace(), end))
 		st := sc.pacer.State(h.pace())
 		s.StoredEndS = report.Seconds(st.Delay)

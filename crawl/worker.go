@@ -89,7 +89,7 @@ func (w *workers) add(d int) {
 func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bool) {
 	go func() {
 		r.resp = w.fetch.Get(ctx, r.url, hdr)
-		if r.resp.Err == nil && r.resp.Status/100 == 2 {
+		if w.cfg.Usage.Keep(r.host, r.url, &r.resp) && r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(w.cfg, w.out, &r, follow)
 		}
 		var err error

@@ -48,27 +48,29 @@ const (
 	kindSitemap
 	kindCrawlDelay
 	kindRequestRate
+	kindContentUsage
 )
 
 // keys maps a lower-cased key, inner whitespace collapsed to one space, to
 // its kind. The misspellings are those Google's reference parser accepts.
 var keys = map[string]kind{
-	"user-agent":   kindUserAgent,
-	"useragent":    kindUserAgent,
-	"user agent":   kindUserAgent,
-	"allow":        kindAllow,
-	"disallow":     kindDisallow,
-	"dissallow":    kindDisallow,
-	"dissalow":     kindDisallow,
-	"disalow":      kindDisallow,
-	"diasllow":     kindDisallow,
-	"disallaw":     kindDisallow,
-	"sitemap":      kindSitemap,
-	"site-map":     kindSitemap,
-	"crawl-delay":  kindCrawlDelay,
-	"crawldelay":   kindCrawlDelay,
-	"request-rate": kindRequestRate,
-	"requestrate":  kindRequestRate,
+	"user-agent":    kindUserAgent,
+	"useragent":     kindUserAgent,
+	"user agent":    kindUserAgent,
+	"allow":         kindAllow,
+	"disallow":      kindDisallow,
+	"dissallow":     kindDisallow,
+	"dissalow":      kindDisallow,
+	"disalow":       kindDisallow,
+	"diasllow":      kindDisallow,
+	"disallaw":      kindDisallow,
+	"sitemap":       kindSitemap,
+	"site-map":      kindSitemap,
+	"crawl-delay":   kindCrawlDelay,
+	"crawldelay":    kindCrawlDelay,
+	"request-rate":  kindRequestRate,
+	"requestrate":   kindRequestRate,
+	"content-usage": kindContentUsage,
 }
 
 // line is one meaningful line of a robots.txt file.
@@ -186,6 +188,7 @@ type group struct {
 	rules       []*rule
 	crawlDelay  time.Duration
 	requestRate Rate
+	usage       []usageRule // Content-Usage lines (draft-ietf-aipref-attach)
 }
 
 // parsed is what the pre-pass makes of a file.
@@ -220,6 +223,16 @@ func build(ls []line) parsed {
 			}
 			cur.rules = append(cur.rules, newRule(l.kind == kindAllow, l.value, l.text, l.num))
 			inRules = true
+		case kindContentUsage:
+			// A rule of its group, as Allow and Disallow are: the next
+			// User-agent line opens a new group.
+			if cur == nil {
+				continue
+			}
+			inRules = true
+			if u, ok := newUsageRule(l); ok {
+				cur.usage = append(cur.usage, u)
+			}
 		case kindCrawlDelay:
 			if d, ok := parseCrawlDelay(l.value); ok && cur != nil {
 				cur.crawlDelay = max(cur.crawlDelay, d)

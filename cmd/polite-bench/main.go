@@ -3,7 +3,8 @@
 // the same run:
 //
 //	polite-bench [-polite bin/polite] [-scale 10] [-window 300s] [-only LIST]
-//	             [-concurrency 64] [-cpuprofile FILE [-cpuprofile-warc]]
+//	             [-concurrency 16] [-colly bin/polite-colly] [-baseline BINARY]
+//	             [-cpuprofile FILE [-cpuprofile-warc]]
 //
 // The pacing scenarios (a token bucket, a cold start over 40 s, a queueing
 // host, a host that sends RateLimit headers, twenty hosts at once and over
@@ -24,7 +25,11 @@
 //
 // The throughput scenario runs the real binary (-polite) as a child process
 // against 200 unthrottled origins with floors at zero, and beside it a
-// minimal net/http crawler over the same URLs as a reference.
+// minimal net/http crawler over the same URLs as a reference, and colly
+// (github.com/gocolly/colly/v2, built by make bench from the module of
+// its own in the colly folder, so polite's go.mod never lists it) as
+// its users configure it for speed. -baseline runs another polite binary
+// beside it, for a before/after ratio measured in the same run.
 //
 // It exits 0 whether or not the targets are met (it reports, it does not
 // judge) and 1 when the pipeline itself fails. It listens and dials on
@@ -38,6 +43,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -56,16 +62,19 @@ type options struct {
 	quotaScaleMax float64       // -ratelimit-scale: the RateLimit scenario's scale, at most scale
 	windowLen     time.Duration // -window: unscaled length of a pacing run
 	only          map[string]bool
-	concurrency   int  // --concurrency of the throughput scenario
-	hosts         int  // throughput origins
-	pages         int  // pages per throughput origin
-	warc          bool // also run the throughput scenario's polite with --warc
+	concurrency   int    // --concurrency of the throughput scenario
+	hosts         int    // throughput origins
+	pages         int    // pages per throughput origin
+	warc          bool   // also run the throughput scenario's polite with --warc
+	baseline      string // another polite binary measured beside -polite (before/after)
+	colly         string // the colly crawler's binary
+	scalePages    []int  // pages per origin of each run of the scale scenario
 	cpuprofile    string
 	profileWarc   bool // the -cpuprofile crawl writes WARC files too
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "scale"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -77,10 +86,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.quotaScaleMax, "ratelimit-scale", 6, "time scale of the RateLimit scenario (its headers count whole seconds)")
 	fs.DurationVar(&o.windowLen, "window", 300*time.Second, "unscaled length of each pacing run")
 	fs.StringVar(&only, "only", "", "comma-separated scenarios to run: "+strings.Join(scenarioKeys, ","))
-	fs.IntVar(&o.concurrency, "concurrency", 64, "--concurrency of the throughput scenario (and of its reference)")
+	fs.IntVar(&o.concurrency, "concurrency", 16, "--concurrency of the throughput scenario (polite's default), of colly and of the reference")
 	fs.IntVar(&o.hosts, "hosts", 200, "origins in the throughput scenario")
 	fs.IntVar(&o.pages, "pages", 20, "pages per origin in the throughput scenario")
 	fs.BoolVar(&o.warc, "warc", true, "also run polite with --warc in the throughput scenario")
+	fs.StringVar(&o.baseline, "baseline", "", "another polite binary to run beside -polite in the throughput scenario (a before/after ratio)")
+	fs.StringVar(&o.colly, "colly", "bin/polite-colly", "the colly crawler of the throughput scenario (make bench builds it; left out when missing)")
+	var scalePages string
+	fs.StringVar(&scalePages, "scale-pages", "250,1000", "pages per origin of each run of the scale scenario (-hosts origins), comma-separated")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "also run the throughput scenario in process with crawl.Run and write its CPU profile here")
 	fs.BoolVar(&o.profileWarc, "cpuprofile-warc", false, "the -cpuprofile crawl writes WARC files too, as --warc does")
 	if err := fs.Parse(args); err != nil {
@@ -96,6 +109,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-window must be positive")
 	case o.concurrency < 1 || o.hosts < 1 || o.pages < 1:
 		return o, fmt.Errorf("-concurrency, -hosts and -pages must be at least 1")
+	}
+	for _, f := range strings.Split(scalePages, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-scale-pages: %q is not a number of pages", f)
+		}
+		o.scalePages = append(o.scalePages, n)
 	}
 	o.only = map[string]bool{}
 	for _, k := range strings.Split(only, ",") {
@@ -155,6 +175,7 @@ type table struct {
 	coord      []coordRow // the coordinator scenario, one row per claimer count
 	throughput *throughputResult
 	seeds      *seedsResult
+	scale      []scaleRun
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -175,6 +196,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"coordinator", b.coordinator},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
+		{"scale", b.runScale},
 	}
 	for _, s := range steps {
 		if !b.opts.runs(s.key) {

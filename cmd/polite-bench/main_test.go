@@ -292,3 +292,35 @@ func TestInProcess(t *testing.T) {
 		t.Errorf("reference served %d pages, want 12", ref.pages)
 	}
 }
+
+func TestScalePagesFlag(t *testing.T) {
+	o, err := parseFlags([]string{"-scale-pages", "3, 30"}, io.Discard)
+	if err != nil || len(o.scalePages) != 2 || o.scalePages[0] != 3 || o.scalePages[1] != 30 {
+		t.Fatalf("-scale-pages 3,30: %v, %v; want [3 30]", o.scalePages, err)
+	}
+	if _, err := parseFlags([]string{"-scale-pages", "3,x"}, io.Discard); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("-scale-pages 3,x: %v; want an error naming x", err)
+	}
+}
+
+// The scale target holds only when memory stays under 80 MB in every run
+// and the largest run keeps 90% of the smallest's rate, every page kept.
+func TestScaleTarget(t *testing.T) {
+	run := func(pages int, rate float64, rssMB int64) scaleRun {
+		n := 2 * pages
+		return scaleRun{hosts: 2, pages: pages, f: crawlerFigures{pages: n, wall: time.Duration(float64(n) / rate * float64(time.Second)),
+			rssKiB: rssMB << 10, recorded: n, onDisk: n}}
+	}
+	for _, c := range []struct {
+		rs   []scaleRun
+		want string
+	}{
+		{[]scaleRun{run(10, 1000, 50), run(100, 950, 60)}, ": met"},
+		{[]scaleRun{run(10, 1000, 50), run(100, 850, 60)}, "NOT met"},
+		{[]scaleRun{run(10, 1000, 50), run(100, 1000, 90)}, "NOT met"},
+	} {
+		if got := scaleTarget(c.rs); !strings.Contains(got, c.want) {
+			t.Errorf("scaleTarget = %q, want %q in it", got, c.want)
+		}
+	}
+}

@@ -68,6 +68,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		s.print(w)
 		fmt.Fprintln(w)
 	}
+	if len(b.scale) > 0 {
+		printScale(w, b.scale)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "targets (polite):")
 	for _, l := range b.targets(o) {
 		fmt.Fprintln(w, "  "+l)
@@ -159,6 +163,9 @@ func (b *table) targets(o options) []string {
 	if s := b.seeds; s != nil {
 		out = append(out, s.target())
 	}
+	if len(b.scale) > 0 {
+		out = append(out, scaleTarget(b.scale))
+	}
 	if len(out) == 0 {
 		out = append(out, "none ran")
 	}
@@ -191,9 +198,16 @@ func (t *throughputResult) print(w io.Writer) {
 	if t.inProcess != nil {
 		line("polite (in process, profiled)", *t.inProcess, false, true)
 	}
+	for _, p := range t.peers {
+		line(p.name, p.f, true, p.kept)
+	}
+	if t.colly != nil {
+		line("colly (Async, 1 per host, mean of 2)", *t.colly, true, false)
+	}
 	line("reference (net/http, bodies discarded)", t.reference, false, false)
 	tw.Flush()
 	fmt.Fprintf(w, "polite / reference: %.2f (to 90%%: %.2f)\n", t.polite.rate()/t.reference.rate(), t.polite.sustained()/t.reference.sustained())
+	t.printRatios(w)
 	if t.note != "" {
 		fmt.Fprintln(w, strings.TrimSpace(t.note))
 	}

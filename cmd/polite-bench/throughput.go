@@ -67,6 +67,8 @@ type throughputResult struct {
 	hosts, pages, concurrency int
 	polite, reference         crawlerFigures
 	withWarc                  *crawlerFigures // polite with --warc
+	colly                     *crawlerFigures // the colly crawler, mean of two runs
+	peers                     []peer          // the -baseline binary
 	shared                    *crawlerFigures // sharedThroughputWorkers binaries on one PostgreSQL
 	sharedDistinct            int             // distinct pages they fetched
 	inProcess                 *crawlerFigures
@@ -102,6 +104,11 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.progress("throughput: colly, %d URLs", len(urls))
+	colly1, haveColly, err := b.colly(ctx, dir, urls, origins)
+	if err != nil {
+		return err
+	}
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
@@ -121,6 +128,9 @@ func (b *bench) runThroughput(ctx context.Context) error {
 		}
 		t.withWarc = &f
 	}
+	if t.peers, err = b.peers(ctx, dir, urls, origins); err != nil {
+		return err
+	}
 	if base := os.Getenv(benchPostgres); base != "" {
 		b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, o.polite, len(urls))
 		f, distinct, err := runWorkers(ctx, o, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
@@ -128,6 +138,15 @@ func (b *bench) runThroughput(ctx context.Context) error {
 			return err
 		}
 		t.shared, t.sharedDistinct = &f, distinct
+	}
+	if haveColly {
+		b.progress("throughput: colly again")
+		colly2, _, err := b.colly(ctx, dir, urls, origins)
+		if err != nil {
+			return err
+		}
+		c := mean(colly1, colly2)
+		t.colly = &c
 	}
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
@@ -198,11 +217,12 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 		return f, err
 	}
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
-	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
+	limit := runLimit(len(urls))
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	args := append([]string{"crawl", "--db", db, "--out", out, "--job", "throughput",
 		"--floor", "0", "--start", "0", "--decrease", "0", "--concurrency", strconv.Itoa(o.concurrency),
-		"--progress", "never", "--user-agent", userAgent, "--max-duration", throughputTimeout.String()}, extra...)
+		"--progress", "never", "--user-agent", userAgent, "--max-duration", limit.String()}, extra...)
 	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
@@ -264,36 +284,6 @@ func kept(dbPath, out string) (recorded, onDisk int, err error) {
 		}
 	}
 	return recorded, onDisk, sc.Err()
-}
-
-// warcCaptures counts the 200 page captures (robots.txt left out) that
-// the CDXJ indexes beside the WARC files in dir list.
-func warcCaptures(dir string) (int, error) {
-	idx, err := filepath.Glob(filepath.Join(dir, "*.cdxj"))
-	if err != nil || len(idx) == 0 {
-		return 0, fmt.Errorf("no WARC index in %s: %v", dir, err)
-	}
-	n := 0
-	for _, p := range idx {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return n, err
-		}
-		for line := range strings.Lines(string(data)) {
-			_, js, _ := strings.Cut(line, " {")
-			var c struct {
-				URL    string `json:"url"`
-				Status string `json:"status"`
-			}
-			if err := json.Unmarshal([]byte("{"+js), &c); err != nil {
-				return n, fmt.Errorf("%s: %w", p, err)
-			}
-			if c.Status == "200" && strings.Contains(c.URL, "/page/") {
-				n++
-			}
-		}
-	}
-	return n, nil
 }
 
 // reference fetches urls with plain net/http GETs, concurrency at a time,

@@ -92,7 +92,7 @@ func (r Reason) Classified() bool {
 		ReasonSitemapUnchanged, ReasonOperator:
 		return true
 	}
-	if _, ok := r.Rule(); ok {
+	if _, ok := r.Rule(); ok || r.Usage() {
 		return true
 	}
 	n, ok := strings.CutPrefix(string(r), httpPrefix)
@@ -126,3 +126,15 @@ func (r *Reason) UnmarshalText(b []byte) error {
 	*r = Reason(b)
 	return nil
 }
+
+// usagePrefix starts the Reason of a URL excluded because the site's
+// usage preferences refuse the crawl's declared purpose (--purpose).
+const usagePrefix = "excluded by usage: "
+
+// UsageRefused is the Reason of a URL whose usage preferences refuse a
+// declared purpose, naming the purpose and the rule:
+// "excluded by usage: train-ai refused by Content-Usage: train-ai=n".
+func UsageRefused(rule string) Reason { return Reason(usagePrefix + rule) }
+
+// Usage reports whether r is UsageRefused's.
+func (r Reason) Usage() bool { return strings.HasPrefix(string(r), usagePrefix) }

@@ -49,6 +49,11 @@ func Archive(w *warc.Writer, u *url.URL, resp fetch.Response, last frontier.Entr
 	if at.IsZero() {
 		at = cp.At
 	}
+	if resp.Reason.Usage() {
+		// The content is not kept: a record says what was left out and why.
+		return warc.Capture{}, false, w.WriteMetadata(u.String(), at, [][2]string{
+			{"status", strconv.Itoa(resp.Status)}, {"not-kept", resp.Reason.String()}})
+	}
 	ex := warc.Exchange{URL: u.String(), Date: at, IP: cp.IP, Request: cp.Request,
 		ResponseHead: cp.Head, Payload: cp.Payload, Truncated: cp.Cut, Protocol: cp.Protocol}
 	digest := ""
@@ -75,6 +80,7 @@ type Warc struct {
 	UserAgent string   // sent on every request
 	Agent     string   // the product token robots.txt is obeyed for
 	MaxSize   int64    // a file is closed at MaxSize (0: warc.DefaultMaxSize)
+	Purpose   string   // --purpose, for warcinfo
 	Redacted  []string // the secret request headers, whose values the records hide
 	// Requisites is the crawl's --requisites, told in the warcinfo.
 	Requisites string
@@ -114,7 +120,8 @@ func OpenWarc(cfg Warc, run frontier.Run) (*warc.Writer, error) {
 		OnFile:  onFile,
 		MaxSize: cfg.MaxSize,
 		Info: warc.Info{Software: software, UserAgent: cfg.UserAgent, Robots: "obey (product token " + cfg.Agent + ")",
-			Job: name, Run: strconv.FormatInt(run.ID, 10), Requisites: cfg.Requisites, Redacted: redactedNote(cfg.Redacted)},
+			Job: name, Run: strconv.FormatInt(run.ID, 10), Purpose: cfg.Purpose,
+			Requisites: cfg.Requisites, Redacted: redactedNote(cfg.Redacted)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open WARC files: %w", err)

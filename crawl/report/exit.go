@@ -31,7 +31,8 @@ type Exit struct {
 var CrawlExits = []Exit{
 	{[]int{exitOK}, "every URL fetched, unchanged or excluded",
 		"every URL fetched, unchanged (304) or excluded: by the site's robots.txt, " +
-			"or by the operator's exclusion list. URLs left queued by a budget or a time " +
+			"by the operator's exclusion list, or by the site's usage preferences " +
+			"refusing the declared --purpose (not kept, each with its rule in the report). URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
 			"(it is named on stderr)"},
 	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",

@@ -167,6 +167,11 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">reason</th><th>attempts</th></tr></thead><tbody>
 {{range .Dead}}<tr><td class="l wrap">{{.URL}}</td><td class="l">{{.Reason}}</td><td>{{.Attempts}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
+{{if .Usage}}<h2>Usage preferences</h2>
+<p class="meta">What each host said about the use of its content (Content-Usage, TDMRep){{if .Purpose}}, and what it refused to the declared purpose ({{.Purpose}}): those URLs were not kept{{else}}; no purpose was declared, so nothing was excluded{{end}}.</p>
+<div class="scroll"><table class="usage"><thead><tr><th class="l">host</th><th class="l">signals read</th><th class="l">excluded by</th><th>URLs</th></tr></thead><tbody>
+{{range .Usage}}<tr data-usage-host="{{.Host}}"><td class="l">{{.Host}}</td><td class="l wrap">{{range $j, $s := .Signals}}{{if $j}}<br>{{end}}{{$s}}{{end}}</td><td class="l wrap">{{range $j, $e := .Excluded}}{{if $j}}<br>{{end}}{{$e.Rule}}{{else}}-{{end}}</td><td>{{range $j, $e := .Excluded}}{{if $j}}<br>{{end}}{{$e.URLs}}{{else}}0{{end}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
 {{if .Rejected}}<h2>Rejected seed lines</h2>
 <div class="scroll"><table><thead><tr><th class="l">line</th><th class="l">text</th><th class="l">reason</th></tr></thead><tbody>
 {{range .Rejected}}<tr><td class="l">{{.File}}:{{.Line}}</td><td class="l wrap">{{.Text}}</td><td class="l">{{.Reason}}</td></tr>

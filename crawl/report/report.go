@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/seeds"
+	"github.com/polite-crawler/polite/crawl/usage"
 )
 
 // Report is what a run did, host by host. It is written as report.json and
@@ -39,6 +40,8 @@ type Report struct {
 	Frontier     map[string]int    `json:"frontier"`                       // entries of the job by state at the end
 	Sitemaps     *Sitemaps         `json:"sitemaps,omitempty"`             // with --sitemaps
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
+	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
+	Purpose      string            `json:"purpose,omitempty"`              // the declared --purpose, comma-separated
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -109,13 +112,14 @@ type HostStats struct {
 	StoppedReason string          `json:"stopped_reason"`       // the same for a person
 	LastError     frontier.Reason `json:"last_error,omitempty"` // the last network error: "refused", "timeout", "dns", ...
 	RetryAt       time.Time       `json:"retry_at,omitzero"`    // the host asked for no request before it (Retry-After, a spent quota); zero for none
-	Timeline      []Point         `json:"timeline,omitempty"`
+	Timeline      []Point         `json:"timeline,omitempty"`   // at most timelineMax points (AddPoint)
 
 	Holds []HoldMark `json:"holds,omitempty"` // pauses drawn on the timeline: breaker cooldowns, robots.txt retry waits
 
 	AuthRefused int `json:"auth_refused,omitempty"` // 401 and 403 answers to credentials sent or asked for (WWW-Authenticate)
 
-	refusing int // 401 and 403 answers in a row (Refusing)
+	per, inLast int // responses each point of Timeline stands for, and the last one so far (AddPoint)
+	refusing    int // 401 and 403 answers in a row (Refusing)
 }
 
 // Point is one response on a host's timeline.
@@ -252,6 +256,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
+	r.writeUsage(&b)
 	for _, x := range r.ExcludedBy { // the hosts it covered whole are among those stopped
 		if x.URLs > 0 {
 			fmt.Fprintf(&b, "  %d %s excluded by the operator: %s\n", x.URLs, Plural(x.URLs, "URL", "URLs"), x.Rule)
@@ -360,24 +365,6 @@ func stoppedEarly(s frontier.Stop) bool {
 		return true
 	}
 	return true // a report of an older polite: its sentence
-}
-
-// backoffWhy says what made a host back off, for the text summary.
-func backoffWhy(h *HostStats) string {
-	var parts []string
-	if h.S429 > 0 {
-		parts = append(parts, fmt.Sprintf("%d x 429", h.S429))
-	}
-	if h.S503 > 0 {
-		parts = append(parts, fmt.Sprintf("%d x 503", h.S503))
-	}
-	if h.RetryAfters > 0 {
-		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, Plural(h.RetryAfters, "wait", "waits")))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "latency")
-	}
-	return "  (" + strings.Join(parts, ", ") + ")"
 }
 
 // Summary is the report in one line, as the runs table keeps it.

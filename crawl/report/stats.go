@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -11,15 +10,13 @@ import (
 // Finish fills in the host's figures known at the end of the run: its
 // highest delay after the start and, from latencies, the times to first
 // byte of its answers.
-func (h *HostStats) Finish(latencies []time.Duration) {
+func (h *HostStats) Finish(l *Latencies) {
 	h.DelayMaxS = HighestAfterStart(h)
-	if len(latencies) == 0 {
+	if l == nil || l.n == 0 {
 		return
 	}
-	l := append([]time.Duration(nil), latencies...)
-	sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
-	q := func(p float64) float64 { return Millis(l[int(p*float64(len(l)-1)+0.5)]) }
-	h.P50MS, h.P95MS, h.MaxMS = q(0.5), q(0.95), Millis(l[len(l)-1])
+	l.sorted()
+	h.P50MS, h.P95MS, h.MaxMS = Millis(l.quantile(0.5)), Millis(l.quantile(0.95)), Millis(l.max)
 }
 
 // MarkHold records a pause of the host that began at at, start being the
@@ -29,6 +26,14 @@ func (h *HostStats) MarkHold(kind HoldKind, start, at time.Time, span time.Durat
 		return
 	}
 	h.Holds = append(h.Holds, HoldMark{Kind: kind, AtS: at.Sub(start).Seconds(), SpanS: span.Seconds()})
+}
+
+// ShortDuration is d as a person reads a short wait: "250ms", "1.5s".
+func ShortDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 // Millis is d in milliseconds, as the report's latencies are given.

@@ -12,6 +12,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
+	"github.com/polite-crawler/polite/crawl/usage"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -47,10 +48,14 @@ type Chain struct {
 	Refuse func(*url.URL) bool
 	cur    *url.URL
 	asked  int
+
+	usage  *usage.Policy // reads the origin's tdmrep.json after robots.txt (WithUsage)
+	tdm    *url.URL      // the tdmrep.json requested, once robots.txt has ended
+	origin *url.URL      // the first robots.txt URL: tdmrep.json is its origin's
 }
 
 // NewChain starts the fetch of the robots.txt at u.
-func NewChain(u *url.URL) *Chain { return &Chain{cur: u} }
+func NewChain(u *url.URL) *Chain { return &Chain{cur: u, origin: u} }
 
 // URL is the URL to request next.
 func (c *Chain) URL() *url.URL { return c.cur }
@@ -58,6 +63,10 @@ func (c *Chain) URL() *url.URL { return c.cur }
 // Add takes the answer to the request for URL and returns the next URL to
 // request, or nil when the fetch has ended and Result holds it.
 func (c *Chain) Add(resp fetch.Response) *url.URL {
+	if c.tdm != nil {
+		c.usage.TakeTDMRep(c.tdm.Host, resp)
+		return nil
+	}
 	if c.asked++; c.asked == 1 {
 		c.First = resp
 	}
@@ -74,15 +83,38 @@ func (c *Chain) Add(resp fetch.Response) *url.URL {
 	}
 	c.CacheControl = resp.Header.Get("Cache-Control")
 	if resp.Status < 300 || resp.Status > 399 {
-		return nil
+		return c.thenTDMRep()
 	}
 	next, err := urls.Resolve(c.cur, resp.Header.Get("Location"))
 	if err != nil || c.Hops >= robots.MaxRedirects || (c.Refuse != nil && c.Refuse(next)) {
-		return nil // status stays 3xx: redirects ran out, allow all
+		return c.thenTDMRep() // status stays 3xx: redirects ran out, allow all
 	}
 	c.Hops++
 	c.cur = next
 	return next
+}
+
+// WithUsage has the chain, once robots.txt has been read (not when it is
+// unreachable), request the origin's /.well-known/tdmrep.json as one more
+// step, paced and counted as robots.txt's are, when p asks for it
+// (usage.Policy.AskTDMRep: a purpose declared, not read yet this run);
+// the answer goes to p, and Result stays robots.txt's. p may be nil.
+func (c *Chain) WithUsage(p *usage.Policy) *Chain {
+	c.usage = p
+	return c
+}
+
+// thenTDMRep returns the tdmrep.json to request after robots.txt, or nil.
+func (c *Chain) thenTDMRep() *url.URL {
+	if c.Status == 429 || c.Status >= 500 {
+		return nil
+	}
+	origin := c.origin
+	if !c.usage.AskTDMRep(origin.Host) {
+		return nil
+	}
+	c.tdm = &url.URL{Scheme: origin.Scheme, Host: origin.Host, Path: usage.TDMRepPath}
+	return c.tdm
 }
 
 // Interpret decides what a robots.txt fetch means for a host. It returns
@@ -116,6 +148,19 @@ func describeStatus(status int, reason frontier.Reason) string {
 		return reason.String()
 	}
 	return fmt.Sprintf("%d", status)
+}
+
+// CachedFor is Cached for a crawl whose usage policy p still needs the
+// host's tdmrep.json this run (usage.Policy.NeedsTDMRep): a fresh copy
+// is then returned as a stale one, so that robots.txt and tdmrep.json
+// are fetched together; if the host turns out unreachable, the copy
+// stands in as any cached copy does.
+func CachedFor(db Cache, key string, now time.Time, p *usage.Policy) (*robots.Robots, *frontier.RobotsCopy, error) {
+	rb, cp, err := Cached(db, key, now)
+	if rb != nil && p.NeedsTDMRep(key) {
+		return nil, cp, err
+	}
+	return rb, cp, err
 }
 
 // Cached looks up the cached robots.txt copy of key: the rules when the

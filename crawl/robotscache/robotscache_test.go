@@ -10,6 +10,7 @@ import (
 
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/usage"
 	"github.com/polite-crawler/polite/robots"
 )
 
@@ -111,5 +112,40 @@ func TestInterpret(t *testing.T) {
 				t.Errorf("fresh copy expires %v, want %v", fresh.Expires, now.Add(time.Hour))
 			}
 		})
+	}
+}
+
+// With a usage policy that declares a purpose, a chain asks for the
+// origin's tdmrep.json once robots.txt has answered, and hands the answer
+// to the policy; its Result stays robots.txt's. Not after an unreachable
+// robots.txt, and never without a purpose.
+func TestChainThenTDMRep(t *testing.T) {
+	start, _ := url.Parse("https://a.test/robots.txt")
+	ok := fetch.Response{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n")}
+	p := usage.NewPolicy([]usage.Purpose{usage.TrainAI}, "polite")
+	ch := NewChain(start).WithUsage(p)
+	next := ch.Add(ok)
+	if next == nil || next.String() != "https://a.test/.well-known/tdmrep.json" {
+		t.Fatalf("after robots.txt: next %v, want the origin's tdmrep.json", next)
+	}
+	if got := ch.Add(fetch.Response{Status: 200, Body: []byte(`[{"location": "/*", "tdm-reservation": 1}]`)}); got != nil {
+		t.Errorf("after tdmrep.json: next %v, want the end", got)
+	}
+	if ch.Status != 200 || string(ch.Body) != string(ok.Body) {
+		t.Errorf("Result %d %q, want robots.txt's", ch.Status, ch.Body)
+	}
+	u, _ := url.Parse("https://a.test/page")
+	if why := p.Before("a.test", u, ""); why == "" {
+		t.Error("tdmrep.json's rule did not reach the policy")
+	}
+	if next := NewChain(start).WithUsage(p).Add(ok); next != nil {
+		t.Errorf("second chain of the run asked for %v, want nothing: once a run", next)
+	}
+	other := usage.NewPolicy([]usage.Purpose{usage.TrainAI}, "polite")
+	if next := NewChain(start).WithUsage(other).Add(fetch.Response{Status: 503}); next != nil {
+		t.Errorf("after a 503 robots.txt: next %v, want none", next)
+	}
+	if next := NewChain(start).WithUsage(usage.NewPolicy(nil, "polite")).Add(ok); next != nil {
+		t.Errorf("without a purpose: next %v, want none", next)
 	}
 }

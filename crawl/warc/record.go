@@ -205,6 +205,7 @@ func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
 		{"isPartOf", in.Job},
 		{"run", in.Run},
 		{"requisites", in.Requisites},
+		{"purpose", in.Purpose},
 		{"redacted", in.Redacted},
 	}
 	var buf bytes.Buffer

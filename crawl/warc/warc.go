@@ -33,6 +33,7 @@ type Info struct {
 	Robots    string // the robots.txt policy, "obey"
 	Job       string // the job the run belongs to
 	Run       string // the run's id
+	Purpose   string // what the crawl declares it is for (--purpose), "" for none
 	Redacted  string // which secrets the records hide, in words; "" for none
 	// Requisites is which page requisites the crawl fetches (--requisites).
 	Requisites string

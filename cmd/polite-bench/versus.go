@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// peer is a crawler measured beside polite in the throughput scenario:
+// colly, or another polite binary (-baseline) for a before/after ratio
+// from the same run.
+type peer struct {
+	name string
+	f    crawlerFigures
+	kept bool // polite: what it kept is counted
+}
+
+// peers runs, in this order, colly, the baseline binary and the baseline
+// with --warc; what is missing (no colly binary, no -baseline) is left
+// out with a note.
+func (b *bench) peers(ctx context.Context, dir string, urls []string, origins []*origin) ([]peer, error) {
+	o := b.opts
+	var ps []peer
+	if o.baseline != "" {
+		for _, warc := range []bool{false, true} {
+			if warc && !o.warc {
+				continue
+			}
+			name, extra, sub := "baseline "+filepath.Base(o.baseline), []string(nil), "base"
+			if warc {
+				name, extra, sub = name+" --warc", []string{"--warc"}, "base-warc"
+			}
+			b.progress("throughput: %s, %d URLs", name, len(urls))
+			d := filepath.Join(dir, sub)
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return nil, err
+			}
+			bo := o
+			bo.polite = o.baseline
+			f, err := runBinary(ctx, bo, d, urls, origins, extra...)
+			if err != nil {
+				return nil, err
+			}
+			if warc {
+				if f.inWarc, err = warcCaptures(filepath.Join(d, "out", "warc")); err != nil {
+					return nil, err
+				}
+			}
+			ps = append(ps, peer{name: name, f: f, kept: true})
+		}
+	}
+	return ps, nil
+}
+
+// colly runs the colly crawler (make bench builds it from its own module
+// beside this program) over urls as a child process; ok is false when
+// the binary is not there.
+func (b *bench) colly(ctx context.Context, dir string, urls []string, origins []*origin) (f crawlerFigures, ok bool, err error) {
+	o := b.opts
+	if _, err := os.Stat(o.colly); err != nil {
+		return f, false, nil
+	}
+	seeds := filepath.Join(dir, "colly-seeds.txt")
+	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
+		return f, true, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, o.colly, "-concurrency", strconv.Itoa(o.concurrency), "-user-agent", userAgent, seeds)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	f.rssKiB, f.cpu, err = runChild(cmd)
+	f.wall = time.Since(start)
+	if err != nil {
+		return f, true, fmt.Errorf("colly: %w\n%s", err, errOut.Bytes())
+	}
+	var pages, failed, wallNS int64
+	if _, err := fmt.Sscanf(out.String(), "pages %d failed %d wall_ns %d", &pages, &failed, &wallNS); err != nil {
+		return f, true, fmt.Errorf("colly: output %q: %w", out.String(), err)
+	}
+	if failed != 0 || pages != int64(len(urls)) {
+		return f, true, fmt.Errorf("colly: %d pages, %d failed, of %d URLs", pages, failed, len(urls))
+	}
+	return f, true, served(origins, &f)
+}
+
+// mean is the mean of two runs of one crawler.
+func mean(a, b crawlerFigures) crawlerFigures {
+	return crawlerFigures{pages: (a.pages + b.pages) / 2, wall: (a.wall + b.wall) / 2, p90: (a.p90 + b.p90) / 2,
+		rssKiB: max(a.rssKiB, b.rssKiB), cpu: (a.cpu + b.cpu) / 2}
+}
+
+// printRatios writes polite's ratios to colly and to the baseline.
+func (t *throughputResult) printRatios(w io.Writer) {
+	if t.colly != nil {
+		fmt.Fprintf(w, "polite / colly: %.2f (to 90%%: %.2f)", t.polite.rate()/t.colly.rate(), t.polite.sustained()/t.colly.sustained())
+		if t.withWarc != nil {
+			fmt.Fprintf(w, "; polite --warc / colly: %.2f", t.withWarc.rate()/t.colly.rate())
+		}
+		fmt.Fprintln(w)
+	}
+	if t.withWarc != nil {
+		fmt.Fprintf(w, "polite --warc / polite: %.2f\n", t.withWarc.rate()/t.polite.rate())
+	}
+	for i, p := range t.peers {
+		this := t.polite
+		if i == 1 && t.withWarc != nil {
+			this = *t.withWarc
+		}
+		fmt.Fprintf(w, "this polite / %s: %.2f pages/s, %.2f CPU s, %.2f peak RSS\n", p.name, this.rate()/p.f.rate(),
+			this.cpu.Seconds()/p.f.cpu.Seconds(), this.rssMB()/p.f.rssMB())
+	}
+}
