@@ -119,6 +119,7 @@ var lanes = []lane{
 	{pkg: "crawl/urls", kind: laneLeaf, not: leaf("./...")},
 	{pkg: "crawl/discover", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/warc", kind: laneLeaf, not: leaf("./...")},
+	{pkg: "crawl/wacz", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/sitemap", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/fetch", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/hostgroup", kind: laneLeaf, not: leaf(), notDirect: []string{"net/http"}},

@@ -143,6 +143,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	}
 	c.Usage = usepref.NewPolicy(purposes, crawl.RobotsAgent(c))
 	c.Software = "polite/" + Version
+	if c.Requisites == "" && c.Warc {
+		c.Requisites = urls.RequisitesAnyHost // an archive replays whole
+	}
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
 	}
@@ -293,7 +296,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx, cfg.Wake = db.shared, db.seedTx, db.wake
+	cfg.Shared, cfg.SeedTx, cfg.Wake, cfg.WarcFiles = db.shared, db.seedTx, db.wake, db.appDB
 	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
 		return err
 	}

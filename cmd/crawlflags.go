@@ -73,9 +73,11 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
 	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
 	f.BoolVar(&c.Sitemaps, "sitemaps", false, "read the seed hosts' robots.txt Sitemap lines and seeds named *sitemap*; queue what they list, skip pages whose lastmod is not after their last fetch")
+	f.Var(newEnumValue((*string)(&c.Requisites), "off", "same-host", "any-host"), "requisites",
+		"page requisites fetched (images, stylesheets, scripts...): off, same-host or any-host (default any-host with --warc, else off)")
 	f.StringSliceVar(&c.Follow.Rels, "follow", urls.DefaultRels, "`rels` of an answer's Link header followed at its own depth, any content type (e.g. next,prev,first,last)")
 	f.IntVar(&c.Follow.MaxNext, "max-next", discover.DefaultMaxNext, "longest chain of Link relations followed in a run (next of next...)")
-	groupFlags(f, "Links and scope", "depth", "scope", "allow-private", "sitemaps", "follow", "max-next")
+	groupFlags(f, "Links and scope", "depth", "scope", "requisites", "allow-private", "sitemaps", "follow", "max-next")
 
 	headerFlags(f, o)
 

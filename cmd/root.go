@@ -160,6 +160,7 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		newChangesCmd(io, g),
 		newForgetCmd(io, g),
 		newExcludeCmd(io, g),
+		newWaczCmd(io, g),
 		newVersionCmd(io),
 	)
 	completeFromDB(root, g)

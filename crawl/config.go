@@ -16,6 +16,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
+	"github.com/polite-crawler/polite/crawl/output"
 	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
@@ -69,6 +70,7 @@ type Config struct {
 	Depth        int
 	Follow       discover.Follow // the Link header relations followed (--follow, --max-next)
 	Scope        urls.Scope
+	Requisites   urls.Requisites // page requisites fetched; "" is off
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
@@ -76,9 +78,10 @@ type Config struct {
 
 	// Warc keeps every fetch (robots.txt too) as WARC records under
 	// OutDir/warc, in files closed at WarcSize (0: warc.DefaultMaxSize).
-	Warc     bool
-	WarcSize int64
-	Software string // name and version for the WARC files, "polite/1.4.0"
+	Warc      bool
+	WarcFiles output.WarcFiles // records each WARC file begun; nil for none
+	WarcSize  int64
+	Software  string // name and version for the WARC files, "polite/1.4.0"
 
 	Grace time.Duration // how long in-flight requests may finish after a stop
 

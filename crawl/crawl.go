@@ -184,9 +184,9 @@ func (c *crawler) prepare() (passStart, error) {
 	}
 	var ww *warc.Writer
 	if c.cfg.Warc {
-		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log,
-			Purpose: c.cfg.Usage.Declared(), Redacted: c.cfg.Headers.Secrets()}
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Name: c.cfg.Name(), Software: c.cfg.Software,
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log, Purpose: c.cfg.Usage.Declared(),
+			Redacted: c.cfg.Headers.Secrets(), Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err

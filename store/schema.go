@@ -213,6 +213,18 @@ ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
 `,
+	// 14: the WARC files each run wrote (--warc), which polite wacz
+	// packages as the job's one archive.
+	13: `
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -229,6 +229,18 @@ ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
 `,
+	// 12: the WARC files each run wrote (--warc), as SQLite's schema 14
+	// keeps them.
+	`
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
 }
 
 // errForeign says a schema belongs to another application.
@@ -239,7 +251,7 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // migrated further.
 var (
 	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "jobs", "lock",
-		"pace_groups", "robots", "runs", "seed_sources", "store_identity", "workers"}
+		"pace_groups", "robots", "runs", "seed_sources", "store_identity", "warc_files", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 
