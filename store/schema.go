@@ -202,6 +202,15 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
 `,
+	// 13: the origin's tdmrep.json beside its robots.txt (a crawl
+	// declaring --purpose reads both): its answer, when it was fetched and
+	// until when it stands; tdm_fetched_at 0 for none stored.
+	12: `
+ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_body BLOB NOT NULL DEFAULT x'';
+ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -219,6 +219,14 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
 `,
+	// 11: the origin's tdmrep.json beside its robots.txt, as SQLite's
+	// schema 13 keeps it; tdm_fetched_at 0 for none stored.
+	`
+ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_body BYTEA NOT NULL DEFAULT ''::bytea;
+ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a schema belongs to another application.
