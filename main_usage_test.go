@@ -130,6 +130,26 @@ func TestCLIUsagePurpose(t *testing.T) {
 		t.Error("warcinfo names no purpose")
 	}
 
+	// A second run within --robots-ttl (another job, same database) asks
+	// for neither robots.txt nor tdmrep.json again: both come from the
+	// copy the first run kept, and tdmrep.json's path rule still keeps
+	// /tdmpath/x from being asked for.
+	args = append([]string{"crawl", "--db", filepath.Join(dir, "p.db"), "--out", filepath.Join(dir, "again"), "--job", "again",
+		"--purpose", "train-ai"}, fast...)
+	if r := run(t, "", append(args, seedFile)...); r.code != 0 {
+		t.Fatalf("second run: exit %d\n%s", r.code, clipText(r.stderr))
+	}
+	for p, want := range map[string]int{"/robots.txt": 1, "/.well-known/tdmrep.json": 1, "/tdmpath/x": 0, "/nomine/x": 0} {
+		if n := o.count(p); n != want {
+			t.Errorf("after the second run: %s requested %d times in all, want %d", p, n, want)
+		}
+	}
+	rep.Usage = nil
+	readJSON(t, filepath.Join(dir, "again", "report.json"), &rep)
+	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
+		t.Errorf("second run: report.json usage %+v, want one host with 5 excluding rules", rep.Usage)
+	}
+
 	// status --host shows what the origin declared: robots.txt's lines and
 	// what the last run read from its answers.
 	host := srv.Listener.Addr().String()

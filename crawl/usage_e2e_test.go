@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -115,21 +116,36 @@ func TestUsageRefusesDeclaredPurpose(t *testing.T) {
 		t.Fatalf("report usage %+v, want use.example with 5 excluding rules", rep.Usage)
 	}
 
-	// Another job's run, robots.txt cached: both are read again, once,
-	// since tdmrep.json is not kept between runs.
-	cfg.Job = "again"
-	cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.TrainAI}, crawl.RobotsAgent(cfg)) // a policy serves one run
-	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, p := range s.paths() {
-		if p == "/robots.txt" {
-			n++
+	// Another job's run within --robots-ttl: robots.txt and tdmrep.json
+	// come from the copy the first run kept, and tdmrep.json's path rule
+	// still keeps /tdmpath/x from being asked for. Past --robots-ttl, both
+	// are asked for again, once.
+	for _, run := range []struct {
+		job   string
+		after time.Duration // the clock moved before the run
+		want  int           // requests for each of robots.txt and tdmrep.json, all runs
+	}{{"again", time.Hour, 1}, {"later", cfg.RobotsTTL, 2}} {
+		web.clk.Advance(run.after)
+		cfg.Job = run.job
+		cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.TrainAI}, crawl.RobotsAgent(cfg)) // a policy serves one run
+		if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if m := s.count("/.well-known/tdmrep.json"); n != 2 || m != 2 {
-		t.Errorf("after two runs: robots.txt %d, tdmrep.json %d requests; want 2 and 2", n, m)
+		n := 0
+		for _, p := range s.paths() {
+			if p == "/robots.txt" {
+				n++
+			}
+		}
+		if m := s.count("/.well-known/tdmrep.json"); n != run.want || m != run.want {
+			t.Errorf("after job %s: robots.txt %d, tdmrep.json %d requests; want %d and %d", run.job, n, m, run.want, run.want)
+		}
+		if n := s.count("/tdmpath/x"); n != 0 {
+			t.Errorf("job %s asked for /tdmpath/x (%d), which tdmrep.json refuses", run.job, n)
+		}
+		if e := mustGet(t, db, run.job, s.URL+"/tdmpath/x"); e.Reason != frontier.UsageRefused(want["/tdmpath/x"]) {
+			t.Errorf("job %s: /tdmpath/x %s %q, want excluded by %q", run.job, e.State, e.Reason, want["/tdmpath/x"])
+		}
 	}
 	shown := strings.Join(rep.Usage[0].Signals, "\n")
 	for _, w := range []string{"search=n", "future-use=y (unknown category)", "robots.txt line 3"} {

@@ -107,10 +107,30 @@ func (p *Policy) AskTDMRep(host string) bool {
 // parse is shown among the host's signals with what is wrong, and no rule
 // applies; any other answer means the host has none.
 func (p *Policy) TakeTDMRep(host string, resp fetch.Response) {
-	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
+	if p == nil || resp.Err != nil {
 		return
 	}
-	f, err := ParseTDMRep(resp.Body)
+	p.takeTDMRep(host, resp.Status, resp.Body)
+}
+
+// UseTDMRep takes host's tdmrep.json as an earlier fetch kept it (its
+// status and body, read as TakeTDMRep reads an answer) and notes it as
+// read this run: it is not requested again.
+func (p *Policy) UseTDMRep(host string, status int, body []byte) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.host(host).tdmAsked = true
+	p.mu.Unlock()
+	p.takeTDMRep(host, status, body)
+}
+
+func (p *Policy) takeTDMRep(host string, status int, body []byte) {
+	if status/100 != 2 {
+		return
+	}
+	f, err := ParseTDMRep(body)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(host)
