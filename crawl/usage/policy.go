@@ -151,6 +151,18 @@ func (p *Policy) known(h *hostUsage, u *url.URL) []Signal {
 	return sig
 }
 
+// Known returns the signals known for u before it is fetched: host's
+// robots.txt Content-Usage lines that apply (SetRobots), and its
+// tdmrep.json rule. It records nothing.
+func (p *Policy) Known(host string, u *url.URL) []Signal {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.known(p.host(host), u)
+}
+
 // Before is the reason u is not requested at all: first, when it is set
 // (the operator's exclusion, which the crawl checks ahead of any site's
 // word), else a rule known before fetching (robots.txt Content-Usage,
