@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,23 +175,54 @@ func TestUsageWithoutPurposeRecordsOnly(t *testing.T) {
 	if len(rep.Usage) != 1 || len(rep.Usage[0].Signals) < 5 || rep.Usage[0].Excluded != nil {
 		t.Errorf("report usage %+v, want every signal recorded and nothing excluded", rep.Usage)
 	}
+	// Each kept URL's manifest line names what the site said of it.
+	lines := usageLines(t, cfg.OutDir)
+	for p, want := range map[string]string{
+		"/header":    "Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
+		"/tdm":       "tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
+		"/meta":      "tdm-reservation meta: tdm-reservation=1",
+		"/nomine/x":  "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"/ok":        "Content-Usage: search=n",
+	} {
+		if l := lines[s.URL+p]; l.Reason != "" || !slices.Contains(l.Usage, want) {
+			t.Errorf("manifest %s: reason %q, usage %q; want no reason and %q among its usage", p, l.Reason, l.Usage, want)
+		}
+	}
+	if l := lines[s.URL+"/tdmpath/x"]; l.Usage != nil { // tdmrep.json is not read without a purpose
+		t.Errorf("manifest /tdmpath/x: usage %q, want none", l.Usage)
+	}
 }
 
 func manifestReasons(t *testing.T, out string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for u, l := range usageLines(t, out) {
+		m[u] = l.Reason
+	}
+	return m
+}
+
+// usageLine is what the usage tests read of a manifest line.
+type usageLine struct {
+	URL, Reason string
+	Usage       []string
+}
+
+func usageLines(t *testing.T, out string) map[string]usageLine {
 	t.Helper()
 	f, err := os.Open(filepath.Join(out, "manifest.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := map[string]string{}
+	m := map[string]usageLine{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var l struct{ URL, Reason string }
+		var l usageLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
-		m[l.URL] = l.Reason
+		m[l.URL] = l
 	}
 	return m
 }

@@ -182,6 +182,8 @@ func (p *Policy) Before(host string, u *url.URL, first frontier.Reason) frontier
 // a 2xx whose signals (those known before it was fetched, its headers,
 // its meta elements) refuse a declared purpose; resp.Reason then names
 // the rule (frontier.UsageRefused). Any other answer is kept as it is.
+// resp.Usage gets a 2xx's signals, as shown, whether kept or not (at most
+// maxShown).
 func (p *Policy) Keep(host string, u *url.URL, resp *fetch.Response) bool {
 	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
 		return true
@@ -190,7 +192,11 @@ func (p *Policy) Keep(host string, u *url.URL, resp *fetch.Response) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(host)
-	if why := p.note(h, append(p.known(h, u), own...)); why != "" {
+	signals := append(p.known(h, u), own...)
+	for _, s := range signals[:min(len(signals), maxShown)] {
+		resp.Usage = append(resp.Usage, s.String())
+	}
+	if why := p.note(h, signals); why != "" {
 		resp.Reason = why
 		return false
 	}
