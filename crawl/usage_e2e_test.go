@@ -178,11 +178,11 @@ func TestUsageWithoutPurposeRecordsOnly(t *testing.T) {
 	// Each kept URL's manifest line names what the site said of it.
 	lines := usageLines(t, cfg.OutDir)
 	for p, want := range map[string]string{
-		"/header":    "Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
-		"/tdm":       "tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
-		"/meta":      "tdm-reservation meta: tdm-reservation=1",
-		"/nomine/x":  "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
-		"/ok":        "Content-Usage: search=n",
+		"/header":   "Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
+		"/tdm":      "tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
+		"/meta":     "tdm-reservation meta: tdm-reservation=1",
+		"/nomine/x": "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"/ok":       "Content-Usage: search=n",
 	} {
 		if l := lines[s.URL+p]; l.Reason != "" || !slices.Contains(l.Usage, want) {
 			t.Errorf("manifest %s: reason %q, usage %q; want no reason and %q among its usage", p, l.Reason, l.Usage, want)
