@@ -156,6 +156,7 @@ func TestCLIUsagePurpose(t *testing.T) {
 	host := srv.Listener.Addr().String()
 	st := run(t, "", "status", "--db", filepath.Join(dir, "p.db"), "--host", host)
 	for _, want := range []string{"usage", "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"tdmrep.json rule 0, location /tdmpath/*: tdm-reservation=1\n",
 		"tdm-reservation header: tdm-reservation=1 (last run)", "Content-Usage: search=n (last run)"} {
 		if !strings.Contains(st.stdout, want) {
 			t.Errorf("status --host %s lacks %q:\n%s", host, want, st.stdout)
