@@ -226,3 +226,25 @@ func usageLines(t *testing.T, out string) map[string]usageLine {
 	}
 	return m
 }
+
+// tdmrep.json is budgeted like robots.txt: --max-requests 3 with a
+// purpose is robots.txt, tdmrep.json and one page.
+func TestUsageTDMRepCountsInBudget(t *testing.T) {
+	t.Parallel()
+	web := newFakeWeb(t)
+	s := usageSite(web)
+	cfg := fastConfig(t, s.URL+"/ok", s.URL+"/a", s.URL+"/b")
+	cfg.MaxRequests = 3
+	cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.Archive}, crawl.RobotsAgent(cfg))
+	web.use(&cfg)
+	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.paths(); len(got) != 3 || got[0] != "/robots.txt" || got[1] != "/.well-known/tdmrep.json" {
+		t.Errorf("requests %q; want robots.txt, tdmrep.json and one page", got)
+	}
+	if rep.Totals.Requests != 3 {
+		t.Errorf("report counts %d requests, want 3", rep.Totals.Requests)
+	}
+}
