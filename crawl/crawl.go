@@ -161,15 +161,12 @@ func (c *crawler) prepare() (passStart, error) {
 	if err != nil {
 		return passStart{}, err
 	}
-	refreshBefore := time.Time{}
+	var refreshBefore, dueBy time.Time
 	pass := passStart{left: counts[frontier.Queued] + counts[frontier.InFlight], lastRun: last.ID}
 	if pass.left == 0 {
-		refreshBefore = start.Add(-c.cfg.Refresh)
-		if c.cfg.Refresh == 0 {
-			refreshBefore = start.Add(time.Nanosecond)
-		}
+		refreshBefore, dueBy = c.cfg.Revisit.DueBy(start)
 	}
-	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
+	if err := c.db.Prepare(c.cfg.Job, refreshBefore, dueBy); err != nil {
 		return pass, err
 	}
 	// What runs that crashed wrote joins the manifest before this one adds to it.
@@ -187,9 +184,9 @@ func (c *crawler) prepare() (passStart, error) {
 	}
 	var ww *warc.Writer
 	if c.cfg.Warc {
-		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Purpose: c.cfg.Usage.Declared(),
-			Redacted: c.cfg.Headers.Secrets()}
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Name: c.cfg.Name(), Software: c.cfg.Software,
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log, Purpose: c.cfg.Usage.Declared(),
+			Redacted: c.cfg.Headers.Secrets(), Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -210,18 +207,20 @@ type passStart struct {
 // announcePass says in one log line whether the run resumes the pass an
 // earlier run cut short (left URLs were queued or in flight, from run
 // lastRun) or starts a new one, and how many URLs it has queued.
+// It counts what waits, for the report should the store be lost.
 func (c *crawler) announcePass(left, added int, lastRun int64) error {
-	if left > 0 {
-		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
-			"queued", left, "from_run", lastRun, "new_seeds", added)
-		return nil
-	}
 	counts, err := c.db.Counts(c.cfg.Job)
 	if err != nil {
 		return err
 	}
-	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
-		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
+	if c.sc.ledger.wait = frontier.Waiting(counts); left > 0 {
+		c.log.Info("resuming a cut-short pass", "job", c.cfg.Job, "run", c.run.ID,
+			"queued", left, "from_run", lastRun, "new_seeds", added)
+		return nil
+	}
+	c.sc.ledger.changes.NotDue = counts[frontier.Done] + counts[frontier.NotModified] // what Prepare left alone
+	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID, "revisit", c.cfg.Revisit.Mode,
+		"queued", counts[frontier.Queued], "not_due", c.sc.ledger.changes.NotDue, "new_seeds", added, "previous_run", lastRun)
 	return nil
 }
 
@@ -240,7 +239,9 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 	}
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || rep.HostFailed())
 	data, _ := json.MarshalIndent(rep, "", "  ")
-	repErr := errors.Join(manErr, c.out.WriteReports(c.run.Folder(), data, rep.WriteHTML))
+	wrErr := c.out.WriteReports(c.run.Folder(), data, rep.WriteHTML)
+	rep.Unwritten = wrErr != nil
+	repErr := errors.Join(manErr, wrErr)
 	t := rep.Totals
 	endErr := c.db.EndRun(c.run.ID, end, rep.ExitCode, rep.Summary(), data)
 	c.log.Info("run end", "job", c.cfg.Job, "run", c.run.ID, "stop", rep.StopReason, "requests", t.Requests, "done", t.Done, "dead", t.Dead, "waiting", t.Waiting, "exit", rep.ExitCode)
@@ -259,11 +260,12 @@ func (c *crawler) report(end time.Time) *report.Report {
 		rep.OutDir = abs
 		rep.RunDir = filepath.Join(abs, filepath.FromSlash(output.RunDir(c.run.Folder())))
 	}
+	rep.Totals.Waiting = c.sc.ledger.wait // the store lost: what waits as this run wrote it
 	if counts, err := c.db.Counts(c.cfg.Job); err == nil {
 		for s, n := range counts {
 			rep.Frontier[string(s)] = n
 		}
-		rep.Totals.Waiting = counts[frontier.Queued] + counts[frontier.Deferred] + counts[frontier.InFlight]
+		rep.Totals.Waiting = frontier.Waiting(counts)
 	}
 	c.sc.report(rep, end)
 	return rep

@@ -31,6 +31,8 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	switch {
 	case d.fate == fateNotModified:
 		return
+	case d.fate == fateRedirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
+		m.stats(m.links.Target(e.URL), e.URL)
 	case d.fate == fateDone && r.sitemap != nil:
 		m.read(st, e, r.sitemap, now)
 	case d.fate == fateDone:
@@ -48,16 +50,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 // level), a urlset's or text sitemap's pages, each as the protocol and
 // --scope allow.
 func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
-	st.Kind, st.Gzip, st.Bytes, st.Bad = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped
-	if err := res.Err(); err != nil {
-		st.Error = err.Error()
-	}
-	for i, p := range res.Problems {
-		if i == maxSitemapProblems {
-			break
-		}
-		st.Problems = append(st.Problems, p.String())
-	}
+	st.Took(res, maxSitemapProblems)
 	from, _ := urls.Parse(e.URL)
 	listed := sitemap.Listed{Sitemap: e.URL}
 	if e.Kind == frontier.SitemapChild {
@@ -131,9 +124,9 @@ func (m *sitemapRun) report() *report.Sitemaps {
 // list does not let polite read (e.Reason says which). m may be nil (no
 // --sitemaps).
 func (m *sitemapRun) excluded(e frontier.Entry) {
-	if m != nil && e.Kind != frontier.Page && e.Reason == frontier.ReasonRobots {
+	if m != nil && e.Kind.IsSitemap() && e.Reason == frontier.ReasonRobots {
 		m.stats(e.URL, "").Error = "not read: excluded by robots.txt"
-	} else if m != nil && e.Kind != frontier.Page {
+	} else if m != nil && e.Kind.IsSitemap() {
 		m.stats(e.URL, "").Error = "not read: " + e.Reason.String()
 	}
 }

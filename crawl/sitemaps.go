@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
@@ -35,6 +36,7 @@ type sitemapRun struct {
 	job   string
 	scope urls.Scope
 	log   *slog.Logger
+	links *discover.Discovery // the run's redirects: a sitemap's target is read in its place
 
 	seeds     fetch.Origins   // the seeds' origins
 	seedHosts map[string]bool // hosts whose robots.txt Sitemap lines are read, from seeds
@@ -48,8 +50,8 @@ type sitemapRun struct {
 
 // newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
 // which the seed loader fills before the first request.
-func newSitemapRun(cfg *Config, seeds fetch.Origins) *sitemapRun {
-	return &sitemapRun{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger,
+func newSitemapRun(cfg *Config, seeds fetch.Origins, links *discover.Discovery) *sitemapRun {
+	return &sitemapRun{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger, links: links,
 		seeds: seeds, robotsFor: map[string]bool{}, lines: map[string][]string{},
 		byURL: map[string]*report.SitemapStats{}, listedBy: map[string]string{}}
 }

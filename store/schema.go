@@ -202,10 +202,33 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
 `,
-	// 13: the origin's tdmrep.json beside its robots.txt (a crawl
+	// 13: revisits. Each URL keeps the interval its fetches taught, when
+	// it is due again, and a summary of its history (fetches, changes,
+	// the last change, what its last fetch showed).
+	12: `
+ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
+`,
+	// 14: the WARC files each run wrote (--warc), which polite wacz
+	// packages as the job's one archive.
+	13: `
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
+	// 15: the origin's tdmrep.json beside its robots.txt (a crawl
 	// declaring --purpose reads both): its answer, when it was fetched and
 	// until when it stands; tdm_fetched_at 0 for none stored.
-	12: `
+	14: `
 ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE robots ADD COLUMN tdm_body BLOB NOT NULL DEFAULT x'';
 ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;

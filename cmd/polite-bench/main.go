@@ -23,6 +23,9 @@
 // the process to the first request (every seed is in the frontier before
 // the first request).
 //
+// The sitemaps scenario runs the binary with --sitemaps over an index of
+// 12 sitemaps of 50,000 URLs each: its peak RSS beside an empty crawl's.
+//
 // The throughput scenario runs the real binary (-polite) as a child process
 // against 200 unthrottled origins with floors at zero, and beside it a
 // minimal net/http crawler over the same URLs as a reference, and colly
@@ -74,7 +77,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "scale"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "sitemaps", "scale"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -175,6 +178,7 @@ type table struct {
 	coord      []coordRow // the coordinator scenario, one row per claimer count
 	throughput *throughputResult
 	seeds      *seedsResult
+	sitemaps   *sitemapsResult
 	scale      []scaleRun
 }
 
@@ -196,6 +200,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"coordinator", b.coordinator},
 		{"throughput", b.runThroughput},
 		{"seeds", b.runSeeds},
+		{"sitemaps", b.runSitemaps},
 		{"scale", b.runScale},
 	}
 	for _, s := range steps {

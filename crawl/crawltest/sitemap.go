@@ -60,9 +60,10 @@ const (
 	SitemapBomb
 	// /sitemap-60k.xml: 60,000 URLs /many/N, past the 50,000 limit.
 	SitemapMany
-	// /sitemap-broken.xml: three good URLs /broken/ok/N, three bad entries
-	// (a relative URL, lastmod "yesterday", priority 1.5), then a tag that
-	// never closes, then /broken/never.
+	// /sitemap-broken.xml: three good URLs /broken/ok/N, two bad entries
+	// (a relative URL, priority 1.5), one whose lastmod "yesterday" cannot
+	// be read (kept without it), then a tag that never closes, then
+	// /broken/never.
 	SitemapBroken
 	// /sitemap-laughs.xml (billion laughs) and /sitemap-xxe.xml (external
 	// entities naming file:///etc/passwd and this host's /xxe-target,

@@ -1,8 +1,10 @@
 package fetch
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,8 +14,10 @@ import (
 )
 
 // getSitemap fetches a sitemap and reads its body as a stream within the
-// protocol's limits, by the request's deadline; the body is not kept.
-func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (Response, *sitemap.Result) {
+// protocol's limits, by the request's deadline; the body is not kept,
+// but for the WARC record (--warc): the bytes as sent, up to what the
+// reader took (more, and the record says it was cut).
+func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (r Response, listed *sitemap.Result) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	resp, r := f.send(ctx, u, extra)
@@ -21,7 +25,23 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 		return r, nil
 	}
 	defer resp.Body.Close()
+	var raw *bytes.Buffer
+	if f.keep {
+		raw = &bytes.Buffer{}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(resp.Body, raw), resp.Body}
+		defer func() {
+			var one [1]byte // the record is cut unless the reader took it all
+			n, _ := resp.Body.Read(one[:])
+			r.Capture = f.capture(resp, r, raw.Bytes()[:raw.Len()-n], n > 0)
+		}()
+	}
 	if resp.StatusCode/100 != 2 {
+		if f.keep {
+			readLimited(resp.Body, f.maxBody) // what the error page said, for the record
+		}
 		return r, nil
 	}
 	var body = newPeekReader(resp.Body)

@@ -54,6 +54,27 @@ func (s State) Valid() bool {
 	return false
 }
 
+// Waits reports whether an entry in state s waits for a run: queued,
+// deferred or in flight (taken by a run that did not settle it).
+func (s State) Waits() bool { return s == Queued || s == Deferred || s == InFlight }
+
+// Waiting sums the entries of counts (a job's, by state) that wait.
+func Waiting(counts map[State]int) int {
+	return counts[Queued] + counts[Deferred] + counts[InFlight]
+}
+
+// Settled counts the entries of es that a run settled: in a state that
+// no longer waits.
+func Settled(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		if !e.State.Waits() {
+			n++
+		}
+	}
+	return n
+}
+
 // Entry is one URL of a job's frontier.
 type Entry struct {
 	ID           int64
@@ -86,6 +107,9 @@ type Entry struct {
 	// its lastmod can mean), zero when none did.
 	Kind    Kind
 	LastMod time.Time
+
+	// Revisit is when to ask for the URL again, learned from its fetches.
+	Revisit Revisit
 }
 
 // Kind is what a frontier entry's URL is fetched as.
@@ -96,7 +120,11 @@ const (
 	Page         Kind = ""              // a page: fetched, kept, its links followed
 	Sitemap      Kind = "sitemap"       // a sitemap from robots.txt or a seed: may be an index
 	SitemapChild Kind = "sitemap-child" // a sitemap an index lists: an index here is not read
+	Requisite    Kind = "requisite"     // an image, stylesheet, script... a page needs: kept, its links not followed
 )
+
+// IsSitemap reports whether an entry of kind k is fetched as a sitemap.
+func (k Kind) IsSitemap() bool { return k == Sitemap || k == SitemapChild }
 
 // HostQueue is one host's share of the queue.
 type HostQueue struct {
@@ -264,6 +292,16 @@ type Exclusion struct {
 	Rule    string
 	Reason  string // the operator's note (--reason); may be empty
 	AddedAt time.Time
+}
+
+// WarcFile is a WARC file a run wrote (--warc): which job and run, the
+// worker that wrote it ("host~pid") and its path as the run named it.
+type WarcFile struct {
+	Job    string
+	Run    int64
+	Worker string
+	Path   string
+	At     time.Time // when it was begun
 }
 
 // Job is a job known to a database: its key (--job, a seed file's

@@ -17,5 +17,6 @@ type ManifestLine struct {
 	Attempts    int             `json:"attempts"`
 	Location    string          `json:"location,omitempty"`
 	Reason      frontier.Reason `json:"reason,omitempty"`
+	Change      frontier.Change `json:"change,omitempty"`
 	Usage       []string        `json:"usage,omitempty"` // the usage preferences that applied to the answer, as shown
 }

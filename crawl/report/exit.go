@@ -29,12 +29,13 @@ type Exit struct {
 // CrawlExits is polite crawl's exit code table, the one source of
 // `polite help crawl`, the README's table and ExitMeaning.
 var CrawlExits = []Exit{
-	{[]int{exitOK}, "every URL fetched, unchanged or excluded",
+	{[]int{exitOK}, "every URL fetched, unchanged, not due or excluded",
 		"every URL fetched, unchanged (304) or excluded: by the site's robots.txt, " +
 			"by the operator's exclusion list, or by the site's usage preferences " +
 			"refusing the declared --purpose (not kept, each with its rule in the report). URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
-			"(it is named on stderr)"},
+			"(it is named on stderr), a URL not due for a revisit (--revisit adaptive), " +
+			"or a page gone (404 or 410 where a page was: named on stderr)"},
 	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
 			"timed out, no DNS) or refused by its certificate, a host answered 401 or 403 " +
@@ -103,4 +104,28 @@ func CrawlExitText(width int) string {
 		b.WriteString(line + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// HostFailed reports whether a host failed the run: unreachable all run,
+// its TLS refused, or refusing polite's requests (401, 403).
+func (r *Report) HostFailed() bool {
+	return len(r.Unreachable()) > 0 || len(r.TLSRefused()) > 0 || len(r.Refusing()) > 0
+}
+
+// Outcome says what the exit code means for this run, for the HTML
+// header: an exit 0 with URLs waiting does not claim every URL fetched.
+func (r *Report) Outcome() string {
+	if r.ExitCode == exitOK && r.Totals.Waiting > 0 {
+		return fmt.Sprintf("nothing failed; %d %s wait for the next run", r.Totals.Waiting, Plural(r.Totals.Waiting, "URL", "URLs"))
+	}
+	if r.ExitCode == exitFailure && len(r.Unreachable()) > 0 && r.Totals.Dead == 0 {
+		return "a host was unreachable for the whole run"
+	}
+	if r.ExitCode == exitFailure && len(r.TLSRefused()) > 0 && r.Totals.Dead == 0 {
+		return "a host's TLS was refused: its URLs wait for the next run"
+	}
+	if r.ExitCode == exitFailure && len(r.Refusing()) > 0 && r.Totals.Dead == 0 {
+		return "a host refused polite's requests (401, 403): its URLs wait for the next run"
+	}
+	return ExitMeaning(r.ExitCode)
 }

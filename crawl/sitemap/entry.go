@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,24 +22,27 @@ type rawEntry struct {
 const maxField = MaxURLLength + 1
 
 // check turns r into an Entry. bad is why the entry must be skipped; note
-// is a problem that does not skip it (an unknown changefreq, dropped).
-func (r rawEntry) check() (e Entry, bad, note string) {
+// is a problem that does not skip it (an unknown changefreq, dropped; a
+// lastmod that cannot be read, dropped too: noLastMod).
+func (r rawEntry) check() (e Entry, bad, note string, noLastMod bool) {
 	loc := strings.TrimSpace(r.loc)
 	if err := checkLoc(loc); err != nil {
-		return e, fmt.Sprintf("bad URL %s: %v", quote(loc), err), ""
+		return e, fmt.Sprintf("bad URL %s: %v", quote(loc), err), "", false
 	}
 	e = Entry{Loc: loc, Priority: 0.5}
 	if r.hasLastmod {
+		// lastmod is optional: a URL whose lastmod cannot be read is
+		// kept, as if it had none (it is then asked for as usual).
 		t, until, err := ParseLastMod(r.lastmod)
 		if err != nil {
-			return e, fmt.Sprintf("bad lastmod %s for %s: %v", quote(r.lastmod), loc, err), ""
+			note, noLastMod = fmt.Sprintf("unreadable lastmod %s for %s (%v), kept without it", quote(r.lastmod), loc, err), true
 		}
 		e.LastMod, e.LastModUntil = t, until
 	}
 	if r.hasPriority {
 		pr, err := parsePriority(r.priority)
 		if err != nil {
-			return e, fmt.Sprintf("bad priority %s for %s: %v", quote(r.priority), loc, err), ""
+			return e, fmt.Sprintf("bad priority %s for %s: %v", quote(r.priority), loc, err), "", false
 		}
 		e.Priority = pr
 	}
@@ -48,10 +52,18 @@ func (r rawEntry) check() (e Entry, bad, note string) {
 		case "always", "hourly", "daily", "weekly", "monthly", "yearly", "never":
 			e.ChangeFreq = cf
 		default:
-			note = fmt.Sprintf("unknown changefreq %s for %s, ignored", quote(r.changefreq), loc)
+			note = join(note, fmt.Sprintf("unknown changefreq %s for %s, ignored", quote(r.changefreq), loc))
 		}
 	}
-	return e, "", note
+	return e, "", note, noLastMod
+}
+
+// join joins two notes on one entry.
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // quote quotes s for a message, cut to 80 bytes.
@@ -114,12 +126,33 @@ func ParseLastMod(s string) (t, until time.Time, err error) {
 		if err != nil {
 			return time.Time{}, time.Time{}, err
 		}
-		return t, t, nil
+		return Clamp(t), Clamp(t), nil
 	}
 	if err != nil {
 		return time.Time{}, time.Time{}, fmt.Errorf("not a W3C datetime")
 	}
-	return t, end(t).Add(12*time.Hour - time.Nanosecond), nil
+	return Clamp(t), Clamp(end(t).Add(12*time.Hour - time.Nanosecond)), nil
+}
+
+// The instants polite can store (Unix nanoseconds in an int64): from
+// 1677-09-21 to 2262-04-11 (UTC).
+var (
+	MinTime = time.Unix(0, math.MinInt64).UTC()
+	MaxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// Clamp brings t into [MinTime, MaxTime], so that a server's date in the
+// year 9999 (or 0001) is the latest (earliest) instant polite can store,
+// never one that wraps around. 0001-01-01, Go's zero time, is MinTime
+// too: a date read, not a date absent.
+func Clamp(t time.Time) time.Time {
+	switch {
+	case t.Before(MinTime):
+		return MinTime
+	case t.After(MaxTime):
+		return MaxTime
+	}
+	return t
 }
 
 // parseDateTime reads the forms with a time, which must carry a zone.

@@ -26,8 +26,9 @@ func ExampleRead() {
 		fmt.Printf("%s priority %d: check %v, unchanged %v\n", e.Loc, e.SeedPriority(), sitemap.CheckURL(e.Loc, in, nil), sitemap.Unchanged(e, lastFetch))
 	}
 	// Output:
-	// urlset 2 URLs, 1 skipped, cut: none
-	// line 4 (byte 221): bad lastmod "last week" for https://example.org/docs/b: not a W3C datetime
+	// urlset 3 URLs, 0 skipped, cut: none
+	// line 4 (byte 221): unreadable lastmod "last week" for https://example.org/docs/b (not a W3C datetime), kept without it
 	// https://example.org/docs/a priority 4: check <nil>, unchanged true
+	// https://example.org/docs/b priority 0: check <nil>, unchanged false
 	// https://example.org/blog/c priority 0: check https://example.org/blog/c listed in https://example.org/docs/sitemap.xml: outside the sitemap's folder /docs/, unchanged false
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The seed corpus lives in testdata/fuzz/FuzzRead and the sample files of
@@ -55,6 +56,34 @@ func FuzzRead(f *testing.F) {
 			if err := CheckURL(e.Loc, Listed{Sitemap: "http://a.example/sitemap.xml"}, nil); err != nil && !strings.Contains(err.Error(), "listed in") {
 				t.Errorf("%s: CheckURL refuses a kept URL as %v", e.Loc, err)
 			}
+		}
+	})
+}
+
+// FuzzParseLastMod: whatever a server writes, a lastmod read is within
+// the instants polite can store (it never wraps when stored as Unix
+// nanoseconds), and its until is not before it.
+func FuzzParseLastMod(f *testing.F) {
+	for _, y := range []string{"0001", "1677", "1678", "1969", "2262", "2263", "9999", "10000"} {
+		for _, s := range []string{y, y + "-12", y + "-12-31", y + "-01-01T00:00:00Z", y + "-12-31T23:59:59.999999999-12:00"} {
+			f.Add(s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lm, until, err := ParseLastMod(s)
+		if err != nil {
+			if !lm.IsZero() || !until.IsZero() {
+				t.Errorf("%q: error %v with times %v, %v", s, err, lm, until)
+			}
+			return
+		}
+		for _, at := range []time.Time{lm, until} {
+			if at.Before(MinTime) || at.After(MaxTime) || !time.Unix(0, at.UnixNano()).Equal(at) {
+				t.Errorf("%q: %v is outside what polite can store", s, at)
+			}
+		}
+		if until.Before(lm) {
+			t.Errorf("%q: until %v before %v", s, until, lm)
 		}
 	})
 }

@@ -110,9 +110,12 @@ func (p *parser) entry(line int, off int64, raw rawEntry, index bool) bool {
 	if !p.listed(line, off) {
 		return false
 	}
-	e, bad, note := raw.check()
+	e, bad, note, noLastMod := raw.check()
 	if note != "" {
 		p.problem(line, off, note)
+	}
+	if noLastMod {
+		p.res.NoLastMod++
 	}
 	switch {
 	case bad != "":

@@ -181,7 +181,7 @@ func TestSeedPriority(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			e, bad, _ := rawEntry{loc: "https://a.example/", priority: tc.in, hasPriority: tc.in != ""}.check()
+			e, bad, _, _ := rawEntry{loc: "https://a.example/", priority: tc.in, hasPriority: tc.in != ""}.check()
 			if bad != "" {
 				t.Fatalf("priority %q: %s", tc.in, bad)
 			}
@@ -191,8 +191,42 @@ func TestSeedPriority(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"-0.1", "1.01", "NaN", "inf", "1e-1", "0x1p-2", "+0.5", "0.5.5", ".", "half"} {
-		if _, why, _ := (rawEntry{loc: "https://a.example/", priority: bad, hasPriority: true}).check(); !strings.Contains(why, "bad priority") {
+		if _, why, _, _ := (rawEntry{loc: "https://a.example/", priority: bad, hasPriority: true}).check(); !strings.Contains(why, "bad priority") {
 			t.Errorf("priority %q accepted (%q), want it refused", bad, why)
 		}
+	}
+}
+
+// A lastmod past 2262 or before 1678 is the latest (earliest) instant
+// polite can store, never one that wraps: 9999-12-31 is after any fetch,
+// so the page is asked for; a year of five digits is no W3C datetime.
+func TestParseLastModOutsideStorableRange(t *testing.T) {
+	fetched := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in        string
+		lm, until time.Time
+		unchanged bool
+	}{
+		{"9999-12-31", MaxTime, MaxTime, false},
+		{"9999", MaxTime, MaxTime, false},
+		{"9999-12-31T23:59:59Z", MaxTime, MaxTime, false},
+		{"2262-12-31", MaxTime, MaxTime, false},
+		{"0001-01-01", MinTime, MinTime, true},
+		{"1677-01-01T00:00:00Z", MinTime, MinTime, true},
+	}
+	for _, tc := range cases {
+		lm, until, err := ParseLastMod(tc.in)
+		if err != nil || !lm.Equal(tc.lm) || !until.Equal(tc.until) {
+			t.Errorf("ParseLastMod(%q) = %v, %v, %v; want %v, %v", tc.in, lm, until, err, tc.lm, tc.until)
+		}
+		if !time.Unix(0, until.UnixNano()).Equal(until) {
+			t.Errorf("%q: %v wraps when stored", tc.in, until)
+		}
+		if got := Unchanged(Entry{LastMod: lm, LastModUntil: until}, fetched); got != tc.unchanged {
+			t.Errorf("%q: Unchanged = %v, want %v", tc.in, got, tc.unchanged)
+		}
+	}
+	if _, _, err := ParseLastMod("10000-01-01"); err == nil {
+		t.Error("ParseLastMod(10000-01-01) read, want an error")
 	}
 }

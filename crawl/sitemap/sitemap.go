@@ -143,7 +143,11 @@ type Result struct {
 	Sitemaps []Entry // an index's <sitemap>s
 
 	Listed  int // entries met in the body, good and bad (the count the URL limit applies to)
-	Skipped int // bad entries left out (bad URL, lastmod or priority)
+	Skipped int // bad entries left out (bad URL or priority)
+
+	// NoLastMod counts the entries kept without their lastmod, which was
+	// empty or could not be read (lastmod is optional).
+	NoLastMod int
 
 	Bytes int64 // uncompressed bytes read
 	Cut   Cut   // why reading stopped early; None when the body was read to its end

@@ -58,18 +58,18 @@ var readCases = []struct {
 }{
 	{
 		name: "urlset", body: urlset, kind: URLSet,
-		urls:   []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/f"},
-		listed: 6, skipped: 3,
+		urls:   []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/e", "https://shop.example/catalog/f"},
+		listed: 6, skipped: 2,
 		problems: []string{
 			`line 15 (byte 545): bad priority "1.5" for https://shop.example/catalog/c: not between 0.0 and 1.0`,
 			`line 16 (byte 624): bad URL "catalog/d": not an absolute http or https URL`,
-			`line 17 (byte 658): bad lastmod "yesterday" for https://shop.example/catalog/e: not a W3C datetime`,
+			`line 17 (byte 658): unreadable lastmod "yesterday" for https://shop.example/catalog/e (not a W3C datetime), kept without it`,
 			`line 18 (byte 741): unknown changefreq "sometimes" for https://shop.example/catalog/f, ignored`,
 		},
 	},
-	{name: "urlset gzip", body: gz(urlset), kind: URLSet, gzip: true, listed: 6, skipped: 3,
-		urls:     []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/f"},
-		problems: []string{"bad priority", "bad URL", "bad lastmod", "unknown changefreq"}},
+	{name: "urlset gzip", body: gz(urlset), kind: URLSet, gzip: true, listed: 6, skipped: 2,
+		urls:     []string{"https://shop.example/catalog/a?x=1&y=2", "https://shop.example/catalog/b", "https://shop.example/catalog/e", "https://shop.example/catalog/f"},
+		problems: []string{"bad priority", "bad URL", "unreadable lastmod", "unknown changefreq"}},
 	{name: "index", body: mustRead("index.xml"), kind: Index, listed: 2,
 		sitemaps: []string{"https://shop.example/sitemap-1.xml.gz", "https://shop.example/sitemap-2.txt"},
 		problems: []string{"line 5 (byte 289): <url> in a sitemapindex, ignored"}},
@@ -161,14 +161,15 @@ func TestRead(t *testing.T) {
 
 func TestReadFields(t *testing.T) {
 	r := Read(bytes.NewReader(mustRead("urlset.xml")), nil)
-	if len(r.URLs) != 3 {
-		t.Fatalf("%d URLs, want 3", len(r.URLs))
+	if len(r.URLs) != 4 || r.NoLastMod != 1 {
+		t.Fatalf("%d URLs, %d without their lastmod; want 4, 1", len(r.URLs), r.NoLastMod)
 	}
 	day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	b := time.Date(2024, 5, 1, 8, 30, 0, 0, time.UTC)
 	want := []Entry{
 		{Loc: "https://shop.example/catalog/a?x=1&y=2", LastMod: day, LastModUntil: day.Add(36*time.Hour - 1), Priority: 0.8, ChangeFreq: "weekly"},
 		{Loc: "https://shop.example/catalog/b", LastMod: b, LastModUntil: b, Priority: 0.5},
+		{Loc: "https://shop.example/catalog/e", Priority: 0.5}, // its lastmod unreadable: kept without it
 		{Loc: "https://shop.example/catalog/f", Priority: 0.5},
 	}
 	for i, w := range want {

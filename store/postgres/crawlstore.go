@@ -21,10 +21,15 @@ import (
 
 // Acquire registers this DB as a worker of h.Job (host name, pid, start).
 // Several workers may work one job at once: it never refuses a live one,
-// but one DB registers only once.
+// but one DB registers only once. Workers proven dead (Reap) are
+// deregistered first, so that what they held is taken at once rather
+// than when their leases run out.
 func (rg *Registry) Acquire(h frontier.Holder) error {
 	if rg.worker.Load() != 0 {
 		return errors.New("register worker: this connection already crawls")
+	}
+	if _, err := rg.Reap(h.Hostname); err != nil {
+		return err
 	}
 	w, err := rg.Register(h)
 	if err != nil {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -100,5 +101,42 @@ func (rg *Registry) Deregister(id int64) (int, error) {
 		}
 		return notify(ctx, tx, id) // its hosts and entries are free
 	})
+	return n, err
+}
+
+// Reap deregisters the workers proven dead, which Deregister would have
+// removed had they stopped cleanly: those of this machine (hostname) whose
+// process is gone, and those of any machine whose heartbeat is older than
+// the lease time (three missed heartbeats). Their entries in flight go
+// back in the queue and their hosts to the others at once. A live worker
+// is never reaped, two on one machine and one job included. It returns
+// how many entries went back.
+func (rg *Registry) Reap(hostname string) (int, error) {
+	var dead []int64
+	err := rg.read("list workers to reap", func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, hostname, pid, heartbeat_at < `+sqlNow("$1")+` - $2 FROM workers ORDER BY id`,
+			rg.nowArg(), int64(rg.leaseTTL()))
+		if err != nil {
+			return err
+		}
+		var (
+			id     int64
+			host   string
+			pid    int
+			silent bool
+		)
+		_, err = pgx.ForEachRow(rows, []any{&id, &host, &pid, &silent}, func() error {
+			if silent || (host == hostname && hostname != "" && !pidAlive(pid)) {
+				dead = append(dead, id)
+			}
+			return nil
+		})
+		return err
+	})
+	n := 0
+	for _, id := range dead {
+		k, derr := rg.Deregister(id)
+		n, err = n+k, errors.Join(err, derr)
+	}
 	return n, err
 }

@@ -5,18 +5,30 @@
 package column
 
 import (
+	"math"
 	"time"
 
 	"github.com/polite-crawler/polite/pace"
 )
 
-// Nanos is t as stored: Unix nanoseconds, 0 for the zero time.
+// Nanos is t as stored: Unix nanoseconds, 0 for the zero time. A time
+// past 2262-04-11 or before 1677-09-21 (a server's year 9999 or 0001)
+// is stored as the latest or earliest instant an int64 holds, never
+// wrapped around to another century.
 func Nanos(t time.Time) int64 {
-	if t.IsZero() {
+	switch {
+	case t.IsZero():
 		return 0
+	case t.After(maxTime):
+		return math.MaxInt64
+	case t.Before(minTime):
+		return math.MinInt64
 	}
 	return t.UnixNano()
 }
+
+// The instants Nanos stores as they are.
+var minTime, maxTime = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
 // Time is a stored time read back, in UTC; 0 is the zero time.
 func Time(n int64) time.Time {
