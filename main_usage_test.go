@@ -103,6 +103,18 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
 		t.Errorf("report.json usage %+v, want one host with 5 excluding rules", rep.Usage)
 	}
+	// The summary names every exclusion's rule.
+	for _, rule := range []string{
+		"Content-Usage: train-ai=n",
+		"tdm-reservation header: tdm-reservation=1",
+		"tdm-reservation meta: tdm-reservation=1",
+		"robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)",
+	} {
+		if want := "1 URL of " + srv.Listener.Addr().String() + " excluded by usage preferences: train-ai refused by " + rule + "\n"; !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
 	// No refused body in the output folder or its WARC files; each left
 	// out is named in a metadata record.
 	var warcText strings.Builder
