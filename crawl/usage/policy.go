@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -180,12 +181,13 @@ func (p *Policy) Before(host string, u *url.URL, first frontier.Reason) frontier
 
 // Keep decides whether a response's content is kept: false when resp is
 // a 2xx whose signals (those known before it was fetched, its headers,
-// its meta elements) refuse a declared purpose; resp.Reason then names
-// the rule (frontier.UsageRefused). Any other answer is kept as it is.
-// resp.Usage gets a 2xx's signals, as shown, whether kept or not (at most
-// maxShown).
+// its meta elements) refuse a declared purpose, or a 304 whose headers
+// do (the body an earlier fetch kept is then refused too); resp.Reason
+// then names the rule (frontier.UsageRefused). Any other answer is kept
+// as it is. resp.Usage gets a 2xx's or 304's signals, as shown, whether
+// kept or not (at most maxShown).
 func (p *Policy) Keep(host string, u *url.URL, resp *fetch.Response) bool {
-	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
+	if p == nil || resp.Err != nil || (resp.Status/100 != 2 && resp.Status != http.StatusNotModified) {
 		return true
 	}
 	own := Response(resp.Header, resp.Body) // parsed before the lock: workers share the policy
