@@ -42,6 +42,7 @@ type robotsStory struct {
 	Expires     time.Time `json:"expires,omitzero"`
 	Group       string    `json:"group,omitempty"`         // the user-agent line that applies to polite; "" for none
 	Usage       []string  `json:"content_usage,omitempty"` // that group's Content-Usage lines, as written
+	TDMRep      []string  `json:"tdmrep_json,omitempty"`   // the rules of the tdmrep.json kept with it (tdmRepOf)
 	CrawlDelayS float64   `json:"crawl_delay_s,omitempty"`
 	RequestGapS float64   `json:"request_rate_gap_s,omitempty"` // Request-rate as a gap
 }
@@ -147,6 +148,7 @@ func robotsOf(c frontier.RobotsCopy) *robotsStory {
 	for _, u := range rb.UsageRules(storyAgent) {
 		r.Usage = append(r.Usage, fmt.Sprintf("line %d: %s", u.Line, u.Text))
 	}
+	r.TDMRep = tdmRepOf(c.TDMRep)
 	return r
 }
 

@@ -237,13 +237,16 @@ func or(s, alt string) string {
 }
 
 // writeUsageStory writes the host's declared usage preferences: its
-// cached robots.txt's Content-Usage lines, then what the last run read
-// from its answers (headers, meta, tdmrep.json); nothing when it said
-// nothing.
+// cached robots.txt's Content-Usage lines and the rules of the
+// tdmrep.json kept with it, then what the last run read from its answers
+// (headers, meta, tdmrep.json); nothing when it said nothing.
 func writeUsageStory(w io.Writer, s hostStory) {
 	if s.Robots != nil {
 		for _, u := range s.Robots.Usage {
 			fmt.Fprintf(w, "  usage\trobots.txt %s\n", u)
+		}
+		for _, u := range s.Robots.TDMRep {
+			fmt.Fprintf(w, "  usage\ttdmrep.json %s\n", u)
 		}
 	}
 	if s.LastRun != nil {

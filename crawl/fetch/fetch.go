@@ -93,6 +93,7 @@ type Response struct {
 	Err      error
 	Reason   frontier.Reason // classified failure: "" on an HTTP answer
 	Detail   string          // a refused TLS handshake in words (Refusal): "certificate expired on ..."
+	Usage    []string        // what the site said of the use of this resource, as shown (crawl/usage's Policy.Keep); nil for nothing
 
 	// Credentials says a secret header of the operator's went with the
 	// request; the answer's Set-Cookie is then Redacted.
