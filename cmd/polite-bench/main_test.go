@@ -324,3 +324,22 @@ func TestScaleTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisitTarget judges polite's rule against always: requests as a
+// share of always's, changes caught within two nights, lastmod changes
+// caught the same night.
+func TestRevisitTarget(t *testing.T) {
+	always := revisitRow{name: "always", t: crawltest.NightsTally{Requests: 1000, Changes: 100, CaughtTwo: 100, LastModChanges: 10, LastModSame: 10}}
+	for _, tc := range []struct {
+		t    crawltest.NightsTally
+		want string
+	}{
+		{crawltest.NightsTally{Requests: 400, Changes: 100, CaughtTwo: 95, LastModChanges: 10, LastModSame: 10}, "met (0.400, 95.0%, 10/10)"},
+		{crawltest.NightsTally{Requests: 470, Changes: 100, CaughtTwo: 93, LastModChanges: 10, LastModSame: 10}, "NOT met (0.470, 93.0%, 10/10)"},
+		{crawltest.NightsTally{Requests: 300, Changes: 100, CaughtTwo: 99, LastModChanges: 10, LastModSame: 9}, "NOT met (0.300, 99.0%, 9/10)"},
+	} {
+		if got := revisitTarget([]revisitRow{always, {name: "adaptive", t: tc.t}}); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("%+v: %q, want it to end %q", tc.t, got, tc.want)
+		}
+	}
+}

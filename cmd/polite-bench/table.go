@@ -56,6 +56,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
+	if len(b.revisit) > 0 {
+		printRevisit(w, b.revisit)
+		fmt.Fprintln(w)
+	}
 	if len(b.coord) > 0 {
 		printCoordinator(w, b.coord)
 		fmt.Fprintln(w)
@@ -172,6 +176,9 @@ func (b *table) targets(o options) []string {
 	}
 	if len(b.scale) > 0 {
 		out = append(out, scaleTarget(b.scale))
+	}
+	if len(b.revisit) > 1 {
+		out = append(out, revisitTarget(b.revisit))
 	}
 	if len(out) == 0 {
 		out = append(out, "none ran")
