@@ -45,6 +45,7 @@ func storyDB(t *testing.T) *store.DB {
 	if err := db.PutRobots(c); err != nil {
 		t.Fatal(err)
 	}
+	revisitsDB(t, db)
 	start := ago(40 * time.Minute)
 	h := &report.HostStats{Host: "bucket.example.org", Requests: 9, S2xx: 6, S429: 1, Errors: 1,
 		DelayStartS: 3, DelayMaxS: 2.15, DelayEndS: 2.15, FloorS: 1, FloorSource: "crawl-delay", Robots: "parsed (200)", Stopped: "deferred: Retry-After beyond --max-retry-after",
@@ -78,6 +79,37 @@ func storyDB(t *testing.T) *store.DB {
 		}
 	}
 	return db
+}
+
+// revisitsDB gives bucket.example.org four URLs in a job: one due now,
+// one due within 24 h, one in days, one never fetched (waiting).
+func revisitsDB(t *testing.T, db *store.DB) {
+	t.Helper()
+	const h = time.Hour
+	for _, u := range []struct {
+		path  string
+		state frontier.State
+		every time.Duration
+		due   time.Duration // from now
+	}{
+		{"/a", frontier.Done, 24 * h, -h},
+		{"/b", frontier.NotModified, 36 * h, 6 * h},
+		{"/c", frontier.Done, 7 * 24 * h, 5 * 24 * h},
+		{"/d", frontier.Queued, 0, 0},
+	} {
+		e := frontier.Entry{URL: "https://bucket.example.org" + u.path, Host: "bucket.example.org"}
+		if _, err := db.Enqueue("nightly", []frontier.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+		if u.state == frontier.Queued {
+			continue
+		}
+		e.Job, e.State, e.FetchedAt, e.SHA256 = "nightly", u.state, fixedNow.Add(-20*h), "aa"
+		e.Revisit = frontier.Revisit{Every: u.every, DueAt: fixedNow.Add(u.due), Fetches: 3, Change: frontier.ChangeUnchanged}
+		if err := db.Update([]frontier.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func storyOpts(host string, asJSON bool) *statusOptions {
