@@ -9,17 +9,17 @@ import (
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
 
-// tenNights is the site of the simulation: pages whose pages change at
-// mixed rates (5% every night, 15% once a week on average, the rest
+// nightlySite is the site of the simulation: pages that change at mixed
+// rates (5% every night, 15% once a week on average, the rest
 // never), each night's changes drawn from a fixed seed.
-type tenNights struct {
+type nightlySite struct {
 	rate    []float64
 	changed [][]bool // changed[n][i]: page i changed before night n's crawl
 }
 
-func newTenNights(pages, nights int) tenNights {
+func newNightlySite(pages, nights int) nightlySite {
 	rng := rand.New(rand.NewSource(1))
-	s := tenNights{rate: make([]float64, pages), changed: make([][]bool, nights)}
+	s := nightlySite{rate: make([]float64, pages), changed: make([][]bool, nights)}
 	for i := range s.rate {
 		switch {
 		case i < pages*5/100:
@@ -52,7 +52,7 @@ func (r nightsResult) String() string {
 // (fetched learns what the fetch showed). It counts the requests and the
 // changes caught the night they happened and within two nights (that
 // night or the next).
-func (s tenNights) play(due func(n, i int) bool, fetched func(n, i int, version int)) nightsResult {
+func (s nightlySite) play(due func(n, i int) bool, fetched func(n, i int, version int)) nightsResult {
 	var res nightsResult
 	version := make([]int, len(s.rate))
 	pending := make([]int, len(s.rate)) // the night of the oldest change not yet fetched, -1 if none
@@ -87,7 +87,7 @@ func (s tenNights) play(due func(n, i int) bool, fetched func(n, i int, version 
 }
 
 // simulate runs nightly crawls under p: only the schedule, no HTTP.
-func (s tenNights) simulate(p Policy) nightsResult {
+func (s nightlySite) simulate(p Policy) nightsResult {
 	t0 := time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC)
 	night := func(n int) time.Time { return t0.Add(time.Duration(n) * 24 * time.Hour) }
 	entries := make([]frontier.Entry, len(s.rate))
@@ -111,7 +111,7 @@ func (s tenNights) simulate(p Policy) nightsResult {
 // returns the best share caught within two nights at most maxShare of
 // always's requests, and the fewest requests (a share) that catch at
 // least minCaught within two nights.
-func (s tenNights) bound(maxShare, minCaught float64) (caught, share float64) {
+func (s nightlySite) bound(maxShare, minCaught float64) (caught, share float64) {
 	nights, always := len(s.changed), len(s.changed)*len(s.rate)
 	share = 1
 	for set := 0; set < 1<<(nights-1); set++ {
@@ -156,7 +156,7 @@ func (s tenNights) bound(maxShare, minCaught float64) (caught, share float64) {
 // change the same night).
 func BenchmarkTenNights(b *testing.B) {
 	const pages, nights = 500, 10
-	s := newTenNights(pages, nights)
+	s := newNightlySite(pages, nights)
 	always := s.simulate(Policy{Mode: Always})
 	for _, rule := range []Rule{Halve, Nutch, Rate} {
 		name := string(rule)
@@ -173,6 +173,19 @@ func BenchmarkTenNights(b *testing.B) {
 			b.ReportMetric(float64(r.caughtTwo)/float64(max(r.changes, 1)), "caught-within-2-nights")
 		})
 	}
+	// Past the first ten nights: the unchanged pages' intervals have
+	// reached --revisit-max, and the requests fall.
+	long := newNightlySite(pages, 3*nights)
+	b.Run("halve-30-nights", func(b *testing.B) {
+		var r, all nightsResult
+		for range b.N {
+			r = long.simulate(Policy{Mode: Adaptive, Max: DefaultMax})
+			all = long.simulate(Policy{Mode: Always})
+		}
+		b.ReportMetric(float64(r.requests)/float64(all.requests), "requests/always")
+		b.ReportMetric(float64(r.caughtSame)/float64(max(r.changes, 1)), "caught-same-night")
+		b.ReportMetric(float64(r.caughtTwo)/float64(max(r.changes, 1)), "caught-within-2-nights")
+	})
 	b.Run("bound", func(b *testing.B) {
 		var caught, share float64
 		for range b.N {
