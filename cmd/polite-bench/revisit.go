@@ -126,14 +126,22 @@ func printRevisit(w io.Writer, rs []revisitRow) {
 	tw.Flush()
 }
 
-// revisitTarget is the scenario's line of the targets: polite's rule
-// against always.
-func revisitTarget(rs []revisitRow) string {
+// revisitTargets are the scenario's lines of the targets, polite's rule
+// against always: issue 32's, which no schedule that learns from its
+// fetches meets in ten nights (see docs/benchmarks.md), and the aim
+// proposed instead.
+func revisitTargets(rs []revisitRow) []string {
 	if len(rs) < 2 {
-		return ""
+		return nil
 	}
 	a, t := rs[1], rs[1].t
 	share, two := a.share(t.Requests, rs[0].t.Requests), a.share(t.CaughtTwo, t.Changes)
-	return fmt.Sprintf("revisit (%d nights): <= 0.40 of always's requests, >= 95%% of changes caught within two nights, every lastmod change the same night: %s (%.3f, %.1f%%, %d/%d)",
-		revisitNights, verdict(share <= 0.40 && two >= 0.95 && t.LastModSame == t.LastModChanges), share, 100*two, t.LastModSame, t.LastModChanges)
+	lastMod := t.LastModSame == t.LastModChanges
+	got := fmt.Sprintf("(%.3f, %.1f%%, %d/%d)", share, 100*two, t.LastModSame, t.LastModChanges)
+	return []string{
+		fmt.Sprintf("revisit (%d nights): <= 0.40 of always's requests, >= 95%% of changes caught within two nights, every lastmod change the same night: %s %s",
+			revisitNights, verdict(share <= 0.40 && two >= 0.95 && lastMod), got),
+		fmt.Sprintf("revisit (%d nights), the aim within reach: <= 0.50 of always's requests, >= 90%% within two nights, every lastmod change the same night: %s %s",
+			revisitNights, verdict(share <= 0.50 && two >= 0.90 && lastMod), got),
+	}
 }

@@ -177,9 +177,7 @@ func (b *table) targets(o options) []string {
 	if len(b.scale) > 0 {
 		out = append(out, scaleTarget(b.scale))
 	}
-	if len(b.revisit) > 1 {
-		out = append(out, revisitTarget(b.revisit))
-	}
+	out = append(out, revisitTargets(b.revisit)...)
 	if len(out) == 0 {
 		out = append(out, "none ran")
 	}
