@@ -307,3 +307,21 @@ func TestStatusHostStoryFromFetches(t *testing.T) {
 		t.Errorf("story does not say where its run's signals come from:\n%s", b.String())
 	}
 }
+
+// TestRevisitText: a host with no URL, one whose URLs learned no
+// interval yet, and one with intervals from minutes to days.
+func TestRevisitText(t *testing.T) {
+	for _, tt := range []struct {
+		r    revisitStory
+		want string
+	}{
+		{revisitStory{}, "no URL with this host in any job"},
+		{revisitStory{URLs: 1, DueNow: 1}, "1 of 1 URL due now, 0 more within 24h; no interval learned yet (a URL learns one at its second fetch)"},
+		{revisitStory{URLs: 9, Waiting: 2, DueNow: 3, DueSoon: 1, Learned: 7, MinEveryS: 45, MedianEveryS: 90 * 60, MaxEveryS: 2.5 * 86400},
+			"3 of 9 URLs due now (and 2 waiting), 1 more within 24h; intervals 45.0s / 1h30m / 2.5d (least / median / greatest of 7 learned)"},
+	} {
+		if got := revisitText(tt.r); got != tt.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tt.r, got, tt.want)
+		}
+	}
+}

@@ -258,7 +258,7 @@ func writeUsageStory(w io.Writer, s hostStory) {
 // their learned intervals.
 func revisitText(r revisitStory) string {
 	if r.URLs == 0 {
-		return "no URL of this host in any job"
+		return "no URL with this host in any job"
 	}
 	s := fmt.Sprintf("%d of %d %s due now", r.DueNow, r.URLs, plural(r.URLs, "URL", "URLs"))
 	if r.Waiting > 0 {
