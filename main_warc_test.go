@@ -93,6 +93,13 @@ func TestCLIWarc(t *testing.T) {
 					t.Errorf("%s: warcinfo lacks %q:\n%s", rec.File, want, rec.Fields)
 				}
 			}
+			// An allow-list: no path (the database's, the output
+			// folder's).
+			for _, never := range []string{dir, "polite.db"} {
+				if strings.Contains(rec.Fields, never) {
+					t.Errorf("%s: warcinfo names %q:\n%s", rec.File, never, rec.Fields)
+				}
+			}
 		case "response":
 			if rec.Status == nil || *rec.Status != 200 {
 				t.Errorf("%s: status %v, want 200", rec.URI, rec.Status)
