@@ -12,8 +12,9 @@ import (
 )
 
 // TestPrivateAddressesRefused crawls a loopback seed whose pages link,
-// redirect and point their images (page requisites) to another loopback port, to names and literals that reach
-// loopback, and to the cloud metadata address. None of them is the seed's
+// redirect and point their images (page requisites) to another loopback
+// port, to names and literals that reach loopback, and to the cloud
+// metadata address. None of them is the seed's
 // host, so none may be dialled without --allow-private; each is recorded
 // as excluded with reason private-address, at once (the refusal happens
 // before connect, so the metadata address cannot time out).
