@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,17 @@ func TestCLIWarc(t *testing.T) {
 		t.Fatalf("WARC files at --warc-size 4KB: %v, %v; want several", files, err)
 	}
 	slices.Sort(files)
+	// JOB-RUN-TIMESTAMP-SERIAL-WORKER.warc.gz, the worker HOST~PID: two
+	// workers writing one job into one folder never take the same name.
+	host, _ := os.Hostname()
+	host = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(host, "_")
+	host = host[:min(len(host), 60)]
+	name := regexp.MustCompile(`^archive-1-\d{8}T\d{6}Z-\d{5}-` + regexp.QuoteMeta(host) + `~\d+\.warc\.gz$`)
+	for _, f := range files {
+		if !name.MatchString(filepath.Base(f)) {
+			t.Errorf("WARC file %s, want %s", filepath.Base(f), name)
+		}
+	}
 	c := warciotest.Check(t, files...)
 	if c.Counts["warcinfo"] != len(files) || c.Counts["request"] != pages+1 || c.Counts["response"] != pages+1 {
 		t.Errorf("records %v in %d files; want a warcinfo per file and %d requests and responses (robots.txt and %d pages)",
