@@ -2,6 +2,7 @@ package warc
 
 import (
 	"compress/gzip"
+	"encoding/base64"
 	"io"
 	"os"
 	"strings"
@@ -60,4 +61,36 @@ func gunzipFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// warcio.js reads an HTTP/2 exchange's records as polite writes them, the
+// head in its HTTP/1.1 form ("HTTP/1.1 200 ", no reason phrase, lower-case
+// names): status 200, digests that recompute, the head's fields.
+func TestWARCIOReadsHTTP2(t *testing.T) {
+	dir := t.TempDir()
+	w := mustOpen(t, dir, testOptions())
+	ex := exchange("https://127.0.0.1:8443/page", t0, 200, "over h2")
+	ex.Protocol = "h2"
+	ex.ResponseHead = []byte("HTTP/1.1 200 \r\ncontent-length: 7\r\ncontent-type: text/html\r\netag: \"v2\"\r\n\r\n")
+	if _, err := w.WriteExchange(ex); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := warcio(t, warcFiles(t, dir)...)
+	found := false
+	for _, r := range c.Records {
+		if r.Type != "response" {
+			continue
+		}
+		found = true
+		head, _ := base64.StdEncoding.DecodeString(r.Head)
+		if r.Status == nil || *r.Status != 200 || r.PayloadDigestOK == nil || !*r.PayloadDigestOK || !strings.Contains(string(head), "etag: \"v2\"") {
+			t.Errorf("warcio.js read the h2 response as status %v, payload digest ok %v, head %q", r.Status, r.PayloadDigestOK, head)
+		}
+	}
+	if !found {
+		t.Errorf("warcio.js found no response record: %v", c.Counts)
+	}
 }
