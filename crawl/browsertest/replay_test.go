@@ -60,6 +60,7 @@ func (s *replaySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("User-agent: *\nAllow: /\n"))
 	case "/":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header()["x-replay"] = []string{"home"} // sent so, not in canonical case
 		w.Write([]byte(`<!doctype html><html><head><title>Home</title><link rel="stylesheet" href="/css/site.css"></head>
 <body><p id="marker">home</p><img id="probe" src="/img/photo.png" alt="image 1">
 <a href="/changed">changed</a> <a href="/moved">moved</a> <a href="/missing">missing</a></body></html>`))
@@ -103,23 +104,26 @@ func pngOf(w, h int) []byte {
 // a revisit resolved against the first's), both versions of the changed
 // page show at their times, the redirect leads to the version of its
 // time, the 404 page shows, and no connection reaches the site's address.
-// Over plain HTTP/1.1 (heads as read off the connection) and over HTTPS
-// with HTTP/2 (heads in their HTTP/1.1 form, WARC-Protocol: h2) alike:
-// the service worker replays an https capture from the archive without
-// dialling it, so the site's certificate is not needed in replay.
+// Over plain HTTP/1.1 and over HTTPS with HTTP/1.1 (heads as read off
+// the connection, after TLS: the home page's x-replay field in the case
+// it was sent in) and over HTTPS with HTTP/2 (heads in their HTTP/1.1
+// form, WARC-Protocol: h2) alike: the service worker replays an https
+// capture from the archive without dialling it, so the site's
+// certificate is not needed in replay.
 func TestReplayInReplayWebPage(t *testing.T) {
 	rwp := rwpDir(t)
 	b := sharedChromium(t)
 	for _, tt := range []struct {
 		name, status string // status: the home page's record's status line
-		h2           bool
+		tls, h2      bool
 	}{
-		{"http/1.1", "HTTP/1.1 200 OK\r\n", false},
-		{"https h2", "HTTP/1.1 200 \r\n", true},
+		{"http/1.1", "HTTP/1.1 200 OK\r\n", false, false},
+		{"https http/1.1", "HTTP/1.1 200 OK\r\n", true, false},
+		{"https h2", "HTTP/1.1 200 \r\n", true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			site := &replaySite{}
-			srv, caFile := startReplaySite(t, site, tt.h2)
+			srv, caFile := startReplaySite(t, site, tt.tls, tt.h2)
 			origin := srv.URL
 			stamps, files := crawlTwice(t, site, origin, caFile)
 			checkRecords(t, files, origin+"/", tt.status, tt.h2)
@@ -137,15 +141,16 @@ func TestReplayInReplayWebPage(t *testing.T) {
 }
 
 // startReplaySite serves site on loopback: over HTTP/1.1, or over HTTPS
-// with HTTP/2 with a certificate of a CA made here, whose file it returns.
-func startReplaySite(t *testing.T, site http.Handler, h2 bool) (*httptest.Server, string) {
-	if !h2 {
+// (with HTTP/2 when h2) with a certificate of a CA made here, whose file
+// it returns.
+func startReplaySite(t *testing.T, site http.Handler, tls, h2 bool) (*httptest.Server, string) {
+	if !tls {
 		srv := httptest.NewServer(site)
 		t.Cleanup(srv.Close)
 		return srv, ""
 	}
 	ca := fetchtest.NewCA(t, "replay CA")
-	srv := fetchtest.StartTLS(t, site, fetchtest.ServerOptions{Cert: ca.Leaf(t, fetchtest.Always, "127.0.0.1"), HTTP2: true})
+	srv := fetchtest.StartTLS(t, site, fetchtest.ServerOptions{Cert: ca.Leaf(t, fetchtest.Always, "127.0.0.1"), HTTP2: h2})
 	return srv.Server, ca.WriteFile(t)
 }
 
@@ -177,8 +182,9 @@ func crawlTwice(t *testing.T, site *replaySite, origin, caFile string) (stamps, 
 }
 
 // checkRecords reads the WARC files: the first response record of home
-// starts with status, and every response and revisit record says
-// WARC-Protocol: h2 when h2, none otherwise.
+// starts with status and holds its x-replay field as sent, in lower case,
+// and every response and revisit record says WARC-Protocol: h2 when h2,
+// none otherwise.
 func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
 	t.Helper()
 	var text strings.Builder
@@ -209,8 +215,8 @@ func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
 		}
 		if typ == "response" && field(head, "WARC-Target-URI") == home && !homeSeen {
 			homeSeen = true
-			if !strings.HasPrefix(block, status) {
-				t.Errorf("home page's record begins %.60q, want %q", block, status)
+			if !strings.HasPrefix(block, status) || !strings.Contains(block, "\r\nx-replay: home\r\n") {
+				t.Errorf("home page's record begins %.60q, want %q and the field x-replay as sent:\n%.400q", block, status, block)
 			}
 		}
 	}
