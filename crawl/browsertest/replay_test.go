@@ -183,8 +183,8 @@ func crawlTwice(t *testing.T, site *replaySite, origin, caFile string) (stamps, 
 
 // checkRecords reads the WARC files: the first response record of home
 // starts with status and holds its x-replay field as sent, in lower case,
-// and every response and revisit record says WARC-Protocol: h2 when h2,
-// none otherwise.
+// and every request, response and revisit record says WARC-Protocol: h2
+// when h2, none otherwise.
 func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
 	t.Helper()
 	var text strings.Builder
@@ -206,7 +206,7 @@ func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
 	for _, rec := range strings.Split(text.String(), "WARC/1.1\r\n")[1:] {
 		head, block, _ := strings.Cut(rec, "\r\n\r\n")
 		typ := field(head, "WARC-Type")
-		if typ != "response" && typ != "revisit" {
+		if typ != "response" && typ != "revisit" && typ != "request" {
 			continue
 		}
 		answers++
@@ -220,8 +220,8 @@ func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
 			}
 		}
 	}
-	if !homeSeen || answers < 12 {
-		t.Errorf("%d response and revisit records, home page's found: %v; want 12 or more, and it", answers, homeSeen)
+	if !homeSeen || answers < 24 {
+		t.Errorf("%d request, response and revisit records, home page's found: %v; want 24 or more, and it", answers, homeSeen)
 	}
 }
 

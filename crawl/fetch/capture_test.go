@@ -134,7 +134,8 @@ func serveAnswers(ln net.Listener, answers []string) *atomic.Int32 {
 // An answer over HTTP/2 has no head in bytes: its record keeps the
 // HTTP/1.1 form of what came, "HTTP/1.1 200 " and the field names in
 // lower case as HTTP/2 sends them, and says h2 (WARC-Protocol); a secret
-// request's cookies are redacted there too.
+// request's cookies are redacted there too. Its request is written in
+// HTTP/1.1 form too, its names in lower case.
 func TestCaptureOverHTTP2(t *testing.T) {
 	t.Parallel()
 	ca := fetchtest.NewCA(t, "h2 CA")
@@ -163,6 +164,9 @@ func TestCaptureOverHTTP2(t *testing.T) {
 			"\r\netag: \"v2\"\r\nset-cookie: " + cookie + "\r\n\r\n"
 		if got := string(r.Capture.Head); got != want || r.Capture.Protocol != "h2" {
 			t.Errorf("secret %v: head\n%q, protocol %q; want\n%q, h2", secret, got, r.Capture.Protocol, want)
+		}
+		if req := string(r.Capture.Request); !strings.HasPrefix(req, "GET / HTTP/1.1\r\nhost: ") || !strings.Contains(req, "\r\nuser-agent: ") {
+			t.Errorf("secret %v: request head %q, want its HTTP/1.1 form with lower-case names", secret, req)
 		}
 	}
 }

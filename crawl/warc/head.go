@@ -67,3 +67,17 @@ func ResponseHead(resp *http.Response) []byte {
 }
 
 var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ")
+
+// LowerNames is head with its field names in lower case, its first line
+// (request or status line) as it is: the HTTP/1.1 form of a message sent
+// over HTTP/2, whose field names are lower case on the wire.
+func LowerNames(head []byte) []byte {
+	out := bytes.Clone(head)
+	lines := bytes.SplitAfter(out, []byte("\r\n"))
+	for _, line := range lines[1:] {
+		if i := bytes.IndexByte(line, ':'); i > 0 {
+			copy(line, bytes.ToLower(line[:i]))
+		}
+	}
+	return out
+}

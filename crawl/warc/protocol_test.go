@@ -10,9 +10,9 @@ import (
 )
 
 // TestProtocol: an exchange over HTTP/2 says WARC-Protocol: h2, spelled
-// as the field's proposal spells it, on its response record (not on the
-// request's, which polite writes in HTTP/1.1 form); one over HTTP/1.x has
-// no such field.
+// as the field's proposal spells it, on its request and response records
+// (both written in HTTP/1.1 form, as the IIPC's warc-http2 proposal
+// writes them); one over HTTP/1.x has no such field.
 func TestProtocol(t *testing.T) {
 	for _, proto := range []string{"h2", ""} {
 		dir := t.TempDir()
@@ -28,19 +28,28 @@ func TestProtocol(t *testing.T) {
 		if got := types(recs); len(got) != 3 || got[1] != "request" || got[2] != "response" {
 			t.Fatalf("records %v, want warcinfo, request, response", got)
 		}
-		if got := recs[2].get("WARC-Protocol"); got != proto {
-			t.Errorf("protocol %q: response says WARC-Protocol %q", proto, got)
-		}
-		if got := recs[1].get("WARC-Protocol"); got != "" {
-			t.Errorf("protocol %q: request says WARC-Protocol %q, want none", proto, got)
+		for _, r := range recs[1:] {
+			if got := r.get("WARC-Protocol"); got != proto {
+				t.Errorf("protocol %q: %s says WARC-Protocol %q", proto, r.typ, got)
+			}
 		}
 		want := 0
 		if proto != "" {
-			want = 1
+			want = 2
 		}
 		if n := strings.Count(gunzipFile(t, file), "\r\nWARC-Protocol: "+proto+"\r\n"); n != want {
 			t.Errorf("protocol %q: %d fields spelled WARC-Protocol, want %d", proto, n, want)
 		}
+	}
+}
+
+// LowerNames puts a head's field names in lower case, its first line and
+// the values as they are.
+func TestLowerNames(t *testing.T) {
+	head := "GET /A?B=C HTTP/1.1\r\nHost: Example.ORG\r\nUser-Agent: Polite/1\r\nX-Odd:Value: With: Colons\r\n\r\n"
+	want := "GET /A?B=C HTTP/1.1\r\nhost: Example.ORG\r\nuser-agent: Polite/1\r\nx-odd:Value: With: Colons\r\n\r\n"
+	if got := string(LowerNames([]byte(head))); got != want {
+		t.Errorf("LowerNames:\n got %q\nwant %q", got, want)
 	}
 }
 
