@@ -271,7 +271,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	tty := io.IsTTY != nil && io.IsTTY()
 	showBar := !g.Quiet && (o.Progress == "always" || (o.Progress == "auto" && tty && g.LogFormat != "json"))
 	bar := newProgress(io.ErrOut, showBar)
-	logger, err := g.logger(bar.logWriter(), false)
+	logger, err := g.logger(pipeWatch{bar.logWriter()}, false)
 	if err != nil {
 		return err
 	}

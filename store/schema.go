@@ -225,6 +225,15 @@ CREATE TABLE warc_files (
 );
 CREATE INDEX warc_files_job ON warc_files (job, run_id);
 `,
+	// 15: the origin's tdmrep.json beside its robots.txt (a crawl
+	// declaring --purpose reads both): its answer, when it was fetched and
+	// until when it stands; tdm_fetched_at 0 for none stored.
+	14: `
+ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_body BLOB NOT NULL DEFAULT x'';
+ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
+`,
 }
 
 // errForeign says a file belongs to another application.

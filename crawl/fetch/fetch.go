@@ -93,6 +93,7 @@ type Response struct {
 	Err      error
 	Reason   frontier.Reason // classified failure: "" on an HTTP answer
 	Detail   string          // a refused TLS handshake in words (Refusal): "certificate expired on ..."
+	Usage    []string        // what the site said of the use of this resource, as shown (crawl/usage's Policy.Keep); nil for nothing
 
 	// Credentials says a secret header of the operator's went with the
 	// request; the answer's Set-Cookie is then Redacted.
@@ -174,6 +175,12 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 	defer resp.Body.Close()
 	raw := keepRaw(f.keep, resp)
 	body, cut, err := readBody(resp, f.maxBody, f.truncate)
+	if err == nil && ctx.Err() != nil {
+		// Cut (the run's grace ended, or the timeout) while the answer
+		// came in: the transport may still hand over what it had read,
+		// but a request that was cut did not finish.
+		err = ctx.Err()
+	}
 	r.Body, r.Duration = body, f.now().Sub(r.Start)
 	if f.keep && (err == nil || errors.Is(err, ErrTooLarge)) {
 		r.Capture = f.capture(resp, r, raw.or(body), cut)
