@@ -139,6 +139,24 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if got := strings.Count(warcText.String(), "WARC-Type: metadata"); got != 3 {
 		t.Errorf("%d metadata records, want 3 (the refused answers)", got)
 	}
+	// Each refused answer is a metadata record naming its URL, status and
+	// rule, and never a request or response record.
+	refused := map[string]string{"/header": "Content-Usage: train-ai=n", "/tdm": "tdm-reservation", "/meta": "tdm-reservation"}
+	for p, rule := range refused {
+		var types []string
+		for _, rec := range strings.Split(warcText.String(), "WARC/1.1\r\n")[1:] {
+			if strings.Contains(rec, "\r\nWARC-Target-URI: "+srv.URL+p+"\r\n") {
+				types = append(types, warcField(rec, "WARC-Type"))
+				if warcField(rec, "WARC-Type") == "metadata" && (!strings.Contains(rec, "\r\nstatus: 200\r\n") ||
+					!strings.Contains(rec, "\r\nnot-kept: excluded by usage: train-ai refused by ") || !strings.Contains(rec, rule)) {
+					t.Errorf("%s: metadata record names no status 200 or no rule %q:\n%s", p, rule, rec)
+				}
+			}
+		}
+		if strings.Join(types, ",") != "metadata" {
+			t.Errorf("%s: records %q, want one metadata record alone", p, types)
+		}
+	}
 	if !strings.Contains(warcText.String(), "purpose: train-ai\r\n") {
 		t.Error("warcinfo names no purpose")
 	}
@@ -192,6 +210,18 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if n := o.count("/.well-known/tdmrep.json"); n != 1 {
 		t.Errorf("without purpose: tdmrep.json requested again (%d in all, want 1)", n)
 	}
+}
+
+// warcField is the value of a WARC record's field name ("" when absent);
+// rec is the record's text after its version line.
+func warcField(rec, name string) string {
+	head, _, _ := strings.Cut(rec, "\r\n\r\n")
+	for _, line := range strings.Split(head, "\r\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // robots check --purpose explains each decision known before fetching,

@@ -127,6 +127,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,
 		DialContext:            dialHeads(g.dial),
+		DialTLSContext:         dialTLSHeads(g.dial, tc, cfg.ConnectTimeout, g.isProxy),
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
