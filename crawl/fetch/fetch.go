@@ -18,6 +18,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -287,7 +288,11 @@ func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut b
 	if identity && !truncate && resp.ContentLength > max {
 		return nil, true, ErrTooLarge
 	}
-	data, over, err := readLimited(rd, max)
+	hint := int64(0)
+	if identity {
+		hint = resp.ContentLength
+	}
+	data, over, err := readLimited(rd, max, hint)
 	switch {
 	case err != nil:
 		return nil, false, decodeErr(err)
@@ -305,11 +310,16 @@ func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut b
 
 // readLimited reads r to its end in chunks of readChunk bytes, keeping at
 // most max; over reports that more than max bytes came (reading stops
-// there). No length is computed past max, whatever max is.
-func readLimited(r io.Reader, max int64) (data []byte, over bool, err error) {
-	chunk := make([]byte, readChunk)
+// there). hint (Content-Length or 0) sizes the first allocation, at most a
+// chunk: a small body is allocated once, at its size.
+func readLimited(r io.Reader, max, hint int64) (data []byte, over bool, err error) {
+	chunk := chunks.Get().(*[readChunk]byte)
+	defer chunks.Put(chunk)
+	if hint > 0 {
+		data = make([]byte, 0, min(hint, max, readChunk))
+	}
 	for {
-		n, rerr := r.Read(chunk)
+		n, rerr := r.Read(chunk[:])
 		if n > 0 {
 			if room := max - int64(len(data)); int64(n) > room {
 				return append(data, chunk[:room]...), true, nil
@@ -324,6 +334,10 @@ func readLimited(r io.Reader, max int64) (data []byte, over bool, err error) {
 		}
 	}
 }
+
+// chunks holds the buffers readLimited reads into, one per body being
+// read, reused across requests.
+var chunks = sync.Pool{New: func() any { return new([readChunk]byte) }}
 
 // decodeErr marks the errors of a decoder (not of the connection under it)
 // as ErrBadEncoding.
