@@ -89,7 +89,7 @@ type enqueuer struct {
 	job      string
 	full     map[bool]*sql.Stmt // by newness: enqueueRows rows
 	args     []any
-	lastmods []frontier.Entry
+	lastmods []*frontier.Entry // into the caller's slice: no copy of a batch
 }
 
 func (f *Frontier) enqueue(tx *sql.Tx, job string, es []frontier.Entry) (int, error) {
@@ -118,7 +118,7 @@ func (q *enqueuer) insert(chunk []frontier.Entry) (int, error) {
 		}
 		narrow = narrow && isNew(e)
 		if !e.LastMod.IsZero() {
-			q.lastmods = append(q.lastmods, *e)
+			q.lastmods = append(q.lastmods, e)
 		}
 	}
 	q.args = q.args[:0]
@@ -169,7 +169,7 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew.
-func setLastMods(tx *sql.Tx, job string, es []frontier.Entry) error {
+func setLastMods(tx *sql.Tx, job string, es []*frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}

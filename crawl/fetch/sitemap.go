@@ -11,9 +11,11 @@ import (
 	"github.com/polite-crawler/polite/crawl/sitemap"
 )
 
-// getSitemap fetches a sitemap and reads its body as a stream within the
-// protocol's limits, by the request's deadline; the body is not kept.
-func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (Response, *sitemap.Result) {
+// GetSitemap fetches a sitemap and reads its body as a stream within the
+// protocol's limits (and opt's: with opt.Each, its entries are handed
+// over a batch at a time as they are read), by the request's deadline;
+// the body is not kept.
+func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (Response, *sitemap.Result) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	resp, r := f.send(ctx, u, extra)
@@ -40,7 +42,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 	case "deflate":
 		rd = newDeflateReader(body)
 	}
-	res := sitemap.Read(rd, nil)
+	res := sitemap.Read(rd, opt)
 	r.Duration = f.now().Sub(r.Start)
 	return r, res
 }

@@ -177,7 +177,7 @@ func (e *CutError) Error() string { return "sitemap " + e.Cut.String() + ": " + 
 
 // DefaultBatch is how many entries Options.Each is handed at a time when
 // Options.Batch is 0.
-const DefaultBatch = 1_000
+const DefaultBatch = 5_000
 
 // Batch is entries read from one body, in their order: a urlset's or a
 // text sitemap's URLs, or an index's sitemaps (Kind says which).
