@@ -65,8 +65,10 @@ func (m *sitemapRun) take() []frontier.Entry {
 func (m *sitemapRun) isSeedHost(key string) bool {
 	if m.seedHosts == nil {
 		m.seedHosts = map[string]bool{}
-		for o := range m.seeds {
-			m.seedHosts[urls.Host(&url.URL{Scheme: o.Scheme, Host: net.JoinHostPort(o.Host, o.Port)})] = true
+		for o := range m.seeds { // in normal form: a default port is not spelled, as in a host's key
+			if u, err := urls.Parse(o.Scheme + "://" + net.JoinHostPort(o.Host, o.Port) + "/"); err == nil {
+				m.seedHosts[urls.Host(u)] = true
+			}
 		}
 	}
 	return m.seedHosts[key]
