@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -136,6 +137,6 @@ func (m *sitemapRun) unchanged(e frontier.Entry, onDisk func(file string) bool) 
 	if !onDisk(e.File) {
 		return false
 	}
-	m.stats(e.Parent, "").Unchanged++
+	m.stats(cmp.Or(e.ListedBy, e.Parent), "").Unchanged++ // Parent: a lastmod stored before ListedBy was
 	return true
 }

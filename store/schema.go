@@ -202,6 +202,12 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
 `,
+	// 13: the sitemap whose lastmod an entry keeps, so that a page the
+	// lastmod lets a pass skip is counted for that sitemap without a run
+	// holding a map of every URL its sitemaps list.
+	12: `
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a file belongs to another application.

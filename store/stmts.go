@@ -13,7 +13,7 @@ const (
 	updateSet   = `UPDATE frontier SET host = ?, state = ?, attempts = ?, next_at = ?, priority = ?,
 		depth = ?, hops = ?, parent = ?, etag = ?, last_modified = ?, last_status = ?, reason = ?,
 		fetched_at = ?, file = ?, sha256 = ?, bytes = ?, warc_id = ?, warc_date = ?, warc_digest = ?,
-		kind = ?, lastmod = ? `
+		kind = ?, lastmod = ?, listed_by = ? `
 	updateByIDSQL  = updateSet + `WHERE id = ?`
 	updateByURLSQL = updateSet + `WHERE job = ? AND url = ?`
 	addFetchSQL    = `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,

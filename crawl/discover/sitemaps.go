@@ -28,8 +28,8 @@ type Listing struct {
 
 // List returns the entries for batch b of what sitemap s lists, queued
 // at now: an index's sitemaps as sitemap children at s's depth, a
-// urlset's or text sitemap's pages with their priority and lastmod, each
-// naming s as its parent. Each listed
+// urlset's or text sitemap's pages with their priority and lastmod (and
+// s as the sitemap that gave it), each naming s as its parent. Each listed
 // URL is put in normal form, held to the protocol's rule
 // (sitemap.CheckChild, sitemap.CheckURL) and to the scope measured from
 // s; refuse is told of each one refused, and why. It keeps nothing of b.
@@ -60,6 +60,9 @@ func (l *Listing) List(s frontier.Entry, b sitemap.Batch, now time.Time, refuse 
 			e.Kind, e.Priority = frontier.SitemapChild, SitemapPriority
 		} else {
 			e.Priority, e.LastMod = p.SeedPriority(), p.LastModUntil
+		}
+		if !e.LastMod.IsZero() {
+			e.ListedBy = s.URL
 		}
 		out = append(out, e)
 	}

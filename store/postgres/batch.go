@@ -21,16 +21,16 @@ func writeBatch(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int6
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
-		q := updateSQL + `WHERE id = $22`
+			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
+		q := updateSQL + `WHERE id = $23`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $23`
+			q += ` AND state = 'in-flight' AND lease_owner = $24`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $22 AND url = $23`
+			q = updateSQL + `WHERE job = $23 AND url = $24`
 			args = append(args, e.Job, e.URL)
 		}
 		b.Queue(q, args...)

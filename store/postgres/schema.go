@@ -219,6 +219,11 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
 `,
+	// 11: the sitemap whose lastmod an entry keeps, as SQLite's schema 13
+	// keeps it.
+	`
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.
