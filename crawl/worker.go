@@ -110,11 +110,12 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 	go func() {
 		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr, &sitemap.Options{Each: func(b sitemap.Batch) {
-			if ctx.Err() != nil {
-				return // cut: the sitemap is read again
-			}
 			taken := make(chan struct{})
-			w.results <- result{host: r.host, entry: r.entry, listed: &b, taken: taken}
+			select {
+			case w.results <- result{host: r.host, entry: r.entry, listed: &b, taken: taken}:
+			case <-ctx.Done(): // cut: the sitemap is read again
+				return
+			}
 			select {
 			case <-taken:
 			case <-ctx.Done():
