@@ -39,6 +39,7 @@ bench: build
 	cd cmd/polite-bench/colly && CGO_ENABLED=0 $(GO) build -trimpath -o ../../../bin/polite-colly .
 	bin/polite-bench -polite bin/polite $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench 'LyingContentLength' -benchmem ./crawl/fetch/
+	$(GO) test -run '^$$' -bench 'TenNights' -benchtime 1x ./crawl/revisit/
 
 # Each fuzz target for FUZZTIME; their seed corpora also run in make test.
 FUZZTIME ?= 30s

@@ -119,6 +119,7 @@ var lanes = []lane{
 	{pkg: "crawl/urls", kind: laneLeaf, not: leaf("./...")},
 	{pkg: "crawl/discover", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/warc", kind: laneLeaf, not: leaf("./...")},
+	{pkg: "crawl/wacz", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/sitemap", kind: laneLeaf, not: leaf("./...", "net", "net/http", "os/exec"), stdOnly: true},
 	{pkg: "crawl/fetch", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/hostgroup", kind: laneLeaf, not: leaf(), notDirect: []string{"net/http"}},
@@ -126,6 +127,10 @@ var lanes = []lane{
 	{pkg: "crawl/report", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/robotscache", kind: laneLeaf, not: leaf()},
 	{pkg: "crawl/seeds", kind: laneLeaf, not: leaf()},
+	// The revisit schedule is arithmetic over a URL's history: no network,
+	// no file, no other part of the crawl but its records.
+	{pkg: "crawl/revisit", kind: laneLeaf, not: leaf("net", "net/http", "crawl/fetch", "crawl/output", "crawl/report"),
+		notDirect: []string{"os"}},
 	// The exclusion list matches rules against URLs and host keys, and
 	// reads them through the Store it declares: it fetches and writes
 	// nothing itself.

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,5 +158,69 @@ func TestCLIWarc(t *testing.T) {
 	}
 	if revisits != pages {
 		t.Errorf("second run: %d revisit records, want %d (%s)", revisits, pages, fmt.Sprint(c2.Counts))
+	}
+	checkWACZ(t, db, all, pages)
+}
+
+// checkWACZ runs polite wacz on the job of db and checks the file: every
+// WARC file the job wrote under archive/, datapackage.json naming each
+// resource with its SHA-256 and size, the merged index, and pages.jsonl
+// with each HTML page captured and its title.
+func checkWACZ(t *testing.T, db string, warcs []string, pages int) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "job.wacz")
+	r := run(t, "", "wacz", "--db", db, "-o", file)
+	if r.code != 0 {
+		t.Fatalf("polite wacz: exit %d\n%s", r.code, r.stderr)
+	}
+	zr, err := zip.OpenReader(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	read := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		read[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	for _, w := range warcs {
+		want, _ := os.ReadFile(w)
+		if got, ok := read["archive/"+filepath.Base(w)]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("WACZ: archive/%s missing or not the file", filepath.Base(w))
+		}
+	}
+	var dp struct {
+		Version   string `json:"wacz_version"`
+		Resources []struct {
+			Path  string `json:"path"`
+			Hash  string `json:"hash"`
+			Bytes int    `json:"bytes"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(read["datapackage.json"], &dp); err != nil || dp.Version != "1.1.1" || len(dp.Resources) != len(warcs)+2 {
+		t.Fatalf("datapackage.json: %v %+v; want version 1.1.1 and the WARC files, index and pages", err, dp)
+	}
+	for _, res := range dp.Resources {
+		sum := sha256.Sum256(read[res.Path])
+		if res.Hash != "sha256:"+hex.EncodeToString(sum[:]) || res.Bytes != len(read[res.Path]) {
+			t.Errorf("datapackage.json: %s hash %s, %d bytes; not the file's", res.Path, res.Hash, res.Bytes)
+		}
+	}
+	titled := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(read["pages/pages.jsonl"])), "\n")[1:] {
+		var p struct{ URL, TS, Title string }
+		if json.Unmarshal([]byte(line), &p) == nil && strings.HasPrefix(p.Title, "Page ") && p.TS != "" {
+			titled++
+		}
+	}
+	if titled != pages {
+		t.Errorf("pages.jsonl: %d pages with their title, want %d:\n%s", titled, pages, read["pages/pages.jsonl"])
+	}
+	if n := strings.Count(string(read["indexes/index.cdxj"]), "\n"); n != 2*pages+1 {
+		t.Errorf("indexes/index.cdxj: %d lines, want a capture of each page per run and robots.txt (cached on the second), %d", n, 2*pages+1)
 	}
 }

@@ -32,7 +32,7 @@ func completeFromDB(root *cobra.Command, g *globals) {
 	walk = func(c *cobra.Command) {
 		for name, fn := range map[string]cobra.CompletionFunc{
 			"host": hosts, "job": jobs,
-			"scope": enum("host", "domain", "any"), "progress": enum("auto", "always", "never"),
+			"scope": enum("host", "domain", "any"), "requisites": enum("off", "same-host", "any-host"), "progress": enum("auto", "always", "never"),
 		} {
 			if c.LocalNonPersistentFlags().Lookup(name) != nil {
 				mustRegister(c, name, fn)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	usepref "github.com/polite-crawler/polite/crawl/usage"
@@ -120,7 +121,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 			"and its URLs will not be fetched conditionally next time", "job", c.Job, "fix", "give --job NAME")
 	}
 	if len(src.urls) > 0 {
-		c.Refresh = 0 // URLs named on the command line are fetched when asked (conditionally)
+		// URLs named on the command line are always asked for
+		// (conditionally): the run revisits every URL of its job, as
+		// --revisit always does, and --revisit-min does not hold them back.
+		c.Revisit.Mode, c.Revisit.Min = revisit.Always, 0
 	}
 	purposes, err := usepref.ParsePurposes(o.Purpose)
 	if err != nil {
@@ -139,6 +143,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawl.Config, error) {
 	}
 	c.Usage = usepref.NewPolicy(purposes, crawl.RobotsAgent(c))
 	c.Software = "polite/" + Version
+	if c.Requisites == "" && c.Warc {
+		c.Requisites = urls.RequisitesAnyHost // an archive replays whole
+	}
 	if c.FloorHosts, err = parseFloorHosts(o.FloorHosts); err != nil {
 		return c, err
 	}
@@ -264,7 +271,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 	tty := io.IsTTY != nil && io.IsTTY()
 	showBar := !g.Quiet && (o.Progress == "always" || (o.Progress == "auto" && tty && g.LogFormat != "json"))
 	bar := newProgress(io.ErrOut, showBar)
-	logger, err := g.logger(bar.logWriter(), false)
+	logger, err := g.logger(pipeWatch{bar.logWriter()}, false)
 	if err != nil {
 		return err
 	}
@@ -289,7 +296,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx, cfg.Wake = db.shared, db.seedTx, db.wake
+	cfg.Shared, cfg.SeedTx, cfg.Wake, cfg.WarcFiles = db.shared, db.seedTx, db.wake, db.appDB
 	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
 		return err
 	}

@@ -32,8 +32,12 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 
 	f.StringVar(&o.Job, "job", "", "job name (default: the seed file's absolute path; a new job per run for - and URLs)")
 	f.BoolVar(&o.Strict, "strict", false, "refuse the whole seed file if any line is bad")
-	dur(&c.Refresh, "refresh", 0, 3650*day, "skip URLs fetched within this long (0: re-check all, conditionally)")
-	groupFlags(f, "Seeds and jobs", "job", "strict", "refresh")
+	f.Var(newEnumValue((*string)(&c.Revisit.Mode), "adaptive", "always"), "revisit",
+		"which fetched URLs a new pass asks for again: adaptive (each when its learned interval has passed) or always (every one, conditionally)")
+	dur(&c.Revisit.Min, "revisit-min", 0, 3650*day, "never ask for a URL again within this long of its last fetch, and learn no shorter interval")
+	dur(&c.Revisit.Max, "revisit-max", 0, 3650*day, "ask for every URL at least this often (0: no limit); a gone page is asked again after this long")
+	dur(&c.Revisit.Min, "refresh", 0, 3650*day, "old name of --revisit-min")
+	groupFlags(f, "Seeds and jobs", "job", "strict", "revisit", "revisit-min", "revisit-max", "refresh")
 
 	dur(&c.Pace.Floor, "floor", 0, time.Hour, "shortest delay between requests to a host")
 	dur(&c.Pace.Start, "start", 0, time.Hour, "delay for a host never seen")
@@ -69,9 +73,11 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.Var(newEnumValue((*string)(&c.Scope), "host", "domain", "any"), "scope", "links followed: host, domain or any")
 	f.BoolVar(&c.AllowPrivate, "allow-private", false, "let links and redirects reach loopback and private addresses")
 	f.BoolVar(&c.Sitemaps, "sitemaps", false, "read the seed hosts' robots.txt Sitemap lines and seeds named *sitemap*; queue what they list, skip pages whose lastmod is not after their last fetch")
+	f.Var(newEnumValue((*string)(&c.Requisites), "off", "same-host", "any-host"), "requisites",
+		"page requisites fetched (images, stylesheets, scripts...): off, same-host or any-host (default any-host with --warc, else off)")
 	f.StringSliceVar(&c.Follow.Rels, "follow", urls.DefaultRels, "`rels` of an answer's Link header followed at its own depth, any content type (e.g. next,prev,first,last)")
 	f.IntVar(&c.Follow.MaxNext, "max-next", discover.DefaultMaxNext, "longest chain of Link relations followed in a run (next of next...)")
-	groupFlags(f, "Links and scope", "depth", "scope", "allow-private", "sitemaps", "follow", "max-next")
+	groupFlags(f, "Links and scope", "depth", "scope", "requisites", "allow-private", "sitemaps", "follow", "max-next")
 
 	headerFlags(f, o)
 

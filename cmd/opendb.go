@@ -25,6 +25,7 @@ type appDB interface {
 	reportDB
 	forgetDB
 	excludeDB
+	waczDB
 	jobsDB
 	Close() error
 }

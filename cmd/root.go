@@ -157,8 +157,10 @@ it between runs, and leaves the bodies, a manifest and a report.`,
 		newRobotsCmd(io, g),
 		newRunsCmd(io, g),
 		newReportCmd(io, g),
+		newChangesCmd(io, g),
 		newForgetCmd(io, g),
 		newExcludeCmd(io, g),
+		newWaczCmd(io, g),
 		newVersionCmd(io),
 	)
 	completeFromDB(root, g)

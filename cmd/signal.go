@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -42,31 +45,68 @@ func signalContext() (context.Context, func()) {
 		sigs[i] = s.sig
 	}
 	signal.Notify(ch, sigs...)
-	go func() {
-		first := true
-		for sig := range ch {
-			code, name := crawl.ExitTerminated, sig.String()
-			for _, s := range stopSignals {
-				if s.sig == sig {
-					code, name = s.code, s.name
-				}
+	var (
+		mu    sync.Mutex
+		first = true
+	)
+	stopFor := func(sig os.Signal, tell bool) {
+		code, name := crawl.ExitTerminated, sig.String()
+		for _, s := range stopSignals {
+			if s.sig == sig {
+				code, name = s.code, s.name
 			}
-			switch {
-			case sig == syscall.SIGPIPE && !first:
-				// Every later write to the closed pipe raises one more
-				// (the notice below too): only a person's signal is a
-				// second one.
-				continue
-			case !first:
-				notice(fmt.Sprintf("second %s, exiting at once", name), name, code)
-				os.Exit(code)
-			}
-			first = false
+		}
+		mu.Lock()
+		was := first
+		first = false
+		mu.Unlock()
+		switch {
+		case sig == syscall.SIGPIPE && !was:
+			// Every later write to the closed pipe raises one more
+			// (the notice below too): only a person's signal is a
+			// second one.
+			return
+		case !was:
+			notice(fmt.Sprintf("second %s, exiting at once", name), name, code)
+			os.Exit(code)
+		}
+		intr := &crawl.Interrupted{Signal: name, Code: code}
+		if sig == syscall.SIGPIPE {
+			cancel(intr) // before a notice that may block on the broken log
+		}
+		if tell {
 			notice("finishing in-flight requests and saving state (again to exit at once)", name, code)
-			cancel(&crawl.Interrupted{Signal: name, Code: code})
+		}
+		cancel(intr)
+	}
+	brokenPipe.Store(&stopFor)
+	go func() {
+		for sig := range ch {
+			stopFor(sig, true)
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
+	return ctx, func() { signal.Stop(ch); brokenPipe.Store(nil); cancel(nil) }
+}
+
+// brokenPipe stops the run as SIGPIPE does, at once: set by
+// signalContext, nil when the process takes no signals (tests calling Main).
+var brokenPipe atomic.Pointer[func(os.Signal, bool)]
+
+// pipeWatch is w, whose first write failing with EPIPE stops the run there
+// and then, not when the SIGPIPE the write raised is delivered: by then a
+// short crawl may have ended, and its end been saved as a success. The
+// log it carries is the closed pipe, so nothing is told there (and a
+// write from inside the logger's own lock must not log again).
+type pipeWatch struct{ w io.Writer }
+
+func (p pipeWatch) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		if stop := brokenPipe.Load(); stop != nil {
+			(*stop)(syscall.SIGPIPE, false)
+		}
+	}
+	return n, err
 }
 
 // notice tells of a stop signal: through the running crawl's logger, or

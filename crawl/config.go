@@ -16,6 +16,8 @@ import (
 	"github.com/polite-crawler/polite/crawl/discover"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
+	"github.com/polite-crawler/polite/crawl/output"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/crawl/urls"
 	"github.com/polite-crawler/polite/crawl/usage"
@@ -64,10 +66,11 @@ type Config struct {
 	RetryRatio  float64       // plus this fraction of successes
 	MaxAttempts int
 
-	Refresh      time.Duration // skip URLs fetched within it
+	Revisit      revisit.Policy // --revisit, --revisit-min (--refresh), --revisit-max
 	Depth        int
 	Follow       discover.Follow // the Link header relations followed (--follow, --max-next)
 	Scope        urls.Scope
+	Requisites   urls.Requisites // page requisites fetched; "" is off
 	AllowPrivate bool
 	Sitemaps     bool           // read seed hosts' sitemaps and seeds that are sitemaps
 	SlowDown     *regexp.Regexp // a 200 body matching it is a soft block
@@ -75,9 +78,10 @@ type Config struct {
 
 	// Warc keeps every fetch (robots.txt too) as WARC records under
 	// OutDir/warc, in files closed at WarcSize (0: warc.DefaultMaxSize).
-	Warc     bool
-	WarcSize int64
-	Software string // name and version for the WARC files, "polite/1.4.0"
+	Warc      bool
+	WarcFiles output.WarcFiles // records each WARC file begun; nil for none
+	WarcSize  int64
+	Software  string // name and version for the WARC files, "polite/1.4.0"
 
 	Grace time.Duration // how long in-flight requests may finish after a stop
 
@@ -131,6 +135,7 @@ func DefaultConfig() Config {
 		Grace:          5 * time.Second,
 		OutDir:         "polite-out",
 		WarcSize:       warc.DefaultMaxSize,
+		Revisit:        revisit.Policy{Mode: revisit.Adaptive, Max: revisit.DefaultMax},
 	}
 }
 
@@ -177,8 +182,8 @@ func (c *Config) Validate() error {
 		return usageErr("--max-attempts must be at least 1, got %d", c.MaxAttempts)
 	case c.RetryBase < 0 || c.RetryRatio < 0:
 		return usageErr("retry budget must not be negative")
-	case c.Refresh < 0:
-		return usageErr("--refresh must not be negative")
+	case c.Revisit.Validate() != nil:
+		return usageErr("%v", c.Revisit.Validate())
 	case c.Depth < 0:
 		return usageErr("--depth must not be negative")
 	case c.MaxCrawlDelay < 0:

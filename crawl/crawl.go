@@ -161,15 +161,12 @@ func (c *crawler) prepare() (passStart, error) {
 	if err != nil {
 		return passStart{}, err
 	}
-	refreshBefore := time.Time{}
+	var refreshBefore, dueBy time.Time
 	pass := passStart{left: counts[frontier.Queued] + counts[frontier.InFlight], lastRun: last.ID}
 	if pass.left == 0 {
-		refreshBefore = start.Add(-c.cfg.Refresh)
-		if c.cfg.Refresh == 0 {
-			refreshBefore = start.Add(time.Nanosecond)
-		}
+		refreshBefore, dueBy = c.cfg.Revisit.DueBy(start)
 	}
-	if err := c.db.Prepare(c.cfg.Job, refreshBefore); err != nil {
+	if err := c.db.Prepare(c.cfg.Job, refreshBefore, dueBy); err != nil {
 		return pass, err
 	}
 	// What runs that crashed wrote joins the manifest before this one adds to it.
@@ -187,9 +184,9 @@ func (c *crawler) prepare() (passStart, error) {
 	}
 	var ww *warc.Writer
 	if c.cfg.Warc {
-		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Name(), Software: c.cfg.Software,
-			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log,
-			Purpose: c.cfg.Usage.Declared(), Redacted: c.cfg.Headers.Secrets()}
+		w := output.Warc{OutDir: c.cfg.OutDir, Job: c.cfg.Job, Name: c.cfg.Name(), Software: c.cfg.Software,
+			UserAgent: c.cfg.UserAgent, Agent: c.agent, MaxSize: c.cfg.WarcSize, Log: c.log, Purpose: c.cfg.Usage.Declared(),
+			Redacted: c.cfg.Headers.Secrets(), Files: c.cfg.WarcFiles, Requisites: string(c.cfg.Requisites)}
 		if ww, err = output.OpenWarc(w, c.run); err != nil {
 			manifest.Close()
 			return pass, err
@@ -221,8 +218,9 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 			"queued", left, "from_run", lastRun, "new_seeds", added)
 		return nil
 	}
-	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID,
-		"queued", counts[frontier.Queued], "new_seeds", added, "previous_run", lastRun)
+	c.sc.ledger.changes.NotDue = counts[frontier.Done] + counts[frontier.NotModified] // what Prepare left alone
+	c.log.Info("starting a new pass", "job", c.cfg.Job, "run", c.run.ID, "revisit", c.cfg.Revisit.Mode,
+		"queued", counts[frontier.Queued], "not_due", c.sc.ledger.changes.NotDue, "new_seeds", added, "previous_run", lastRun)
 	return nil
 }
 

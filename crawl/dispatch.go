@@ -184,6 +184,7 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 			continue
 		}
 		if sc.maps.unchanged(e, sc.out.Has) {
+			e.Revisit = sc.cfg.Revisit.Observe(e, 304, "", sc.clock.Now()) // as a 304 would
 			sc.ledger.finish(&e, frontier.NotModified, frontier.ReasonSitemapUnchanged)
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 func TestExitMeaning(t *testing.T) {
 	t.Parallel()
 	for code, want := range map[int]string{
-		crawl.ExitOK:          "every URL fetched, unchanged or excluded",
+		crawl.ExitOK:          "every URL fetched, unchanged, not due or excluded",
 		crawl.ExitFailure:     "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",
 		crawl.ExitUsage:       "usage or input error",
 		crawl.ExitLocked:      "another crawl held the database",

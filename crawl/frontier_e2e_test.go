@@ -513,7 +513,7 @@ func TestRefreshSkipsRecentFetches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			origin.Reset()
 			clk.Advance(time.Second) // between two runs
-			cfg.Refresh = tt.refresh
+			cfg.Revisit.Min = tt.refresh
 			rep, err := crawl.Run(context.Background(), db, cfg)
 			if err != nil {
 				t.Fatal(err)

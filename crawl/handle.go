@@ -41,6 +41,7 @@ func (sc *scheduler) handle(r result) {
 	if r.resp.Reason.TLS() {
 		sc.hosts.refuseTLS(h, r.resp)
 	}
+	e.Revisit = sc.cfg.Revisit.Observe(e, r.resp.Status, r.sha, now) // before LastStatus: it reads the last one
 	e.LastStatus = r.resp.Status
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest
@@ -52,7 +53,7 @@ func (sc *scheduler) handle(r result) {
 		heldToResume: h.hold.leave == leaveResume && !h.hold.until.IsZero(),
 	})
 	sc.apply(h, e, r, d, v, now)
-	if e.Kind != frontier.Page && sc.maps != nil {
+	if e.Kind.IsSitemap() && sc.maps != nil {
 		sc.maps.fetched(e, r, d)
 		sc.ledger.addListed(sc.maps.take(), sc.hosts, nil)
 	}
@@ -81,6 +82,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
+		sc.links.Kept(e)
 	case fateDone:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(r.resp.Body))
 		e.ETag, e.LastModified = r.resp.Header.Get("ETag"), r.resp.Header.Get("Last-Modified")
@@ -88,6 +90,7 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 		sc.budget.successes++
 		l.finish(&e, d.state, "")
 		l.writeManifest(e, r.resp, r.delay, now)
+		sc.links.Kept(e)
 		for _, ne := range sc.links.Found(e, r.links, now) {
 			l.add(ne)
 		}

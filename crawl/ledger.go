@@ -27,10 +27,11 @@ type ledger struct {
 	fetches []frontier.Fetch
 	taken   []chan struct{} // closed once written: the workers whose sitemap batches wait read on
 
-	dead   []report.DeadURL
-	counts map[frontier.State]int // outcomes of this run
-	wait   int                    // the job's waiting entries, as this run wrote them: the report's count when the store is lost
-	err    error                  // the first manifest write that failed
+	dead    []report.DeadURL
+	changes report.Changes         // what the fetches showed of their pages
+	counts  map[frontier.State]int // outcomes of this run
+	wait    int                    // the job's waiting entries, as this run wrote them: the report's count when the store is lost
+	err     error                  // the first manifest write that failed
 }
 
 func newLedger(job, name string) *ledger {
@@ -63,11 +64,12 @@ func (l *ledger) settle(e frontier.Entry) {
 }
 
 // finish gives e its final state and reason for this run and records it;
-// a dead entry joins the dead list.
+// a dead entry joins the dead list, but a page gone (or still gone),
+// which its revisits follow.
 func (l *ledger) finish(e *frontier.Entry, s frontier.State, reason frontier.Reason) {
 	e.State, e.Reason = s, reason
 	l.settle(*e)
-	if s == frontier.Dead {
+	if s == frontier.Dead && e.Revisit.Change == "" {
 		l.dead = append(l.dead, report.DeadURL{URL: e.URL, Reason: reason, Attempts: e.Attempts})
 	}
 }
@@ -78,8 +80,9 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 	m := output.ManifestLine{Job: l.name, Run: l.runID,
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
-		Attempts: e.Attempts, Reason: e.Reason,
+		Attempts: e.Attempts, Reason: e.Reason, Change: e.Revisit.Change,
 	}
+	l.changes.Add(e.Revisit.Change, e.URL)
 	if resp.Header != nil {
 		m.ContentType = resp.Header.Get("Content-Type")
 		m.Location = resp.Header.Get("Location")

@@ -84,7 +84,7 @@ func newScheduler(c *crawler) *scheduler {
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job, cfg.Name()),
-		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Follow: cfg.Follow, Log: cfg.Logger},
+		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Requisites: cfg.Requisites, Follow: cfg.Follow, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
 		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, 2*cfg.Concurrency)},
 	}
@@ -149,7 +149,7 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 		stop = frontier.RunDone // nothing was left to do
 	}
 	rep.Stop, rep.StopReason, rep.BudgetsBound = stop, stop.Sentence(sc.stoppedBy), sc.budget.bound
-	rep.Dead, rep.Sitemaps, rep.ExcludedBy = sc.ledger.dead, sc.maps.report(), sc.excl.Hits()
+	rep.Dead, rep.Sitemaps, rep.ExcludedBy, rep.Changes = sc.ledger.dead, sc.maps.report(), sc.excl.Hits(), sc.ledger.changes.Of()
 	rep.PaceBy, rep.SharedAddrs = string(sc.hosts.groups.By()), sc.hosts.groups.Shared()
 	if sc.shared != nil {
 		rep.LeaseLost = sc.shared.LeaseLost()
@@ -180,4 +180,5 @@ func (sc *scheduler) report(rep *report.Report, end time.Time) {
 	rep.Totals.NotModified = counts[frontier.NotModified]
 	rep.Totals.Excluded = counts[frontier.Excluded]
 	rep.Totals.Dead = counts[frontier.Dead]
+	rep.Totals.Requisites, rep.Totals.RequisiteHosts = sc.links.Tally()
 }

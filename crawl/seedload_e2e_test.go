@@ -15,6 +15,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
 	"github.com/polite-crawler/polite/store"
 )
@@ -55,7 +56,8 @@ func TestResumeSkipsAnUnchangedSeedFile(t *testing.T) {
 	writeSeeds(t, path, lines...)
 	cfg := fastConfig(t)
 	cfg.Seeds = seeds.File(path)
-	onFakeClock(t, &cfg) // the pace in fake time; the seeds' origin is dialled over loopback
+	cfg.Revisit.Mode = revisit.Always // every run asks for every URL: this test is about reading the file
+	onFakeClock(t, &cfg)              // the pace in fake time; the seeds' origin is dialled over loopback
 	spy := &seedSpy{DB: mustOpen(t)}
 	cfg.SeedTx = spy
 	later := time.Now().Add(time.Hour).Truncate(time.Second) // a file time: the file system keeps its own

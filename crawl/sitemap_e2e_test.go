@@ -155,3 +155,43 @@ func TestSitemapsSeedRobotsAndPace(t *testing.T) {
 		last = at
 	}
 }
+
+// TestSitemapLastModOverridesTheRevisit: with --revisit adaptive, a page
+// whose sitemap lastmod moves after its last fetch is asked for though
+// its revisit is not due; the others, not due, are not asked for, and
+// the sitemaps themselves are read every pass.
+func TestSitemapLastModOverridesTheRevisit(t *testing.T) {
+	t.Parallel()
+	var moved atomic.Int64
+	sm := &crawltest.SitemapConfig{Pages: 6, LastMod: func(n int) time.Time {
+		if m := moved.Load(); m != 0 && n == 0 {
+			return time.Unix(m, 0)
+		}
+		return crawltest.LastModified
+	}}
+	o, srv := serve(t, crawltest.Config{Sitemap: sm})
+	db := mustOpen(t)
+	out := t.TempDir()
+	t0 := time.Now()
+	sitemapCrawl(t, db, srv.URL, out, t0)
+	rep := sitemapCrawl(t, db, srv.URL, out, t0.Add(24*time.Hour)) // the first interval: a day
+	moved.Store(rep.End.Add(time.Minute).Unix())
+	o.Reset()
+	rep = sitemapCrawl(t, db, srv.URL, out, t0.Add(26*time.Hour)) // nothing due by its interval
+	st := o.Stats()
+	for p := range sm.HiddenPages() {
+		want := 0
+		if p == "/hidden/0" {
+			want = 1
+		}
+		if st.ByPath[p] != want {
+			t.Errorf("%s requested %d times, want %d", p, st.ByPath[p], want)
+		}
+	}
+	if st.ByPath["/sitemap.xml"] != 1 {
+		t.Errorf("/sitemap.xml requested %d times, want read every pass", st.ByPath["/sitemap.xml"])
+	}
+	if c := rep.Changes; c == nil || c.NotDue == 0 {
+		t.Errorf("changes %+v, want the pages not due counted", c)
+	}
+}

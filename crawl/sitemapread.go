@@ -98,9 +98,9 @@ func (m *sitemapRun) report() *report.Sitemaps {
 // list does not let polite read (e.Reason says which). m may be nil (no
 // --sitemaps).
 func (m *sitemapRun) excluded(e frontier.Entry) {
-	if m != nil && e.Kind != frontier.Page && e.Reason == frontier.ReasonRobots {
+	if m != nil && e.Kind.IsSitemap() && e.Reason == frontier.ReasonRobots {
 		m.stats(e.URL, "").Error = "not read: excluded by robots.txt"
-	} else if m != nil && e.Kind != frontier.Page {
+	} else if m != nil && e.Kind.IsSitemap() {
 		m.stats(e.URL, "").Error = "not read: " + e.Reason.String()
 	}
 }

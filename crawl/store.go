@@ -47,8 +47,8 @@ type Runs interface {
 // what the seeds put in (seeds.Store).
 type Frontier interface {
 	seeds.Store
-	// Prepare starts a pass of job: in-flight entries queued again, entries fetched before refreshBefore queued again.
-	Prepare(job string, refreshBefore time.Time) error
+	// Prepare starts a pass of job: in-flight entries queued again, entries fetched before refreshBefore and due by dueBy queued again.
+	Prepare(job string, refreshBefore, dueBy time.Time) error
 	// QueuedHosts lists the hosts of job with queued entries, and when the earliest is due.
 	QueuedHosts(job string) ([]frontier.HostQueue, error)
 	// Take leases up to n entries of host that are due at now, marking them in flight.

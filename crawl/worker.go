@@ -51,7 +51,7 @@ func (sc *scheduler) startFetch(ctx context.Context, h *hostRun, e frontier.Entr
 	h.begin(now)
 	r := result{host: h.key, entry: e, url: u, start: now, delay: sc.pacer.Delay(h.pace(), now)}
 	sc.pacer.Begin(h.pace(), now)
-	if e.Kind != frontier.Page {
+	if e.Kind.IsSitemap() {
 		// Its URLs are in the frontier already: a 304 needs no body.
 		sc.work.sitemap(ctx, r, fetch.Conditional(e.ETag, e.LastModified))
 		return
@@ -95,7 +95,7 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 			keepBody(w.cfg, w.out, &r, follow)
 		}
 		var err error
-		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry); err != nil && r.werr == nil {
+		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry, r.start); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}
 		w.results <- r
@@ -121,6 +121,9 @@ func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 			case <-ctx.Done():
 			}
 		}})
+		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
+			r.werr = fmt.Errorf("WARC: %w", err)
+		}
 		w.results <- r
 	}()
 }
@@ -129,7 +132,7 @@ func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 func (w *workers) robots(ctx context.Context, r result) {
 	go func() {
 		r.resp = w.fetch.GetRobots(ctx, r.url)
-		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}); err != nil {
+		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
 			r.werr = err
 		}
 		w.results <- r
@@ -167,7 +170,10 @@ func keepBody(cfg *Config, out *output.Dir, r *result, follow bool) {
 	if cfg.SlowDown != nil && cfg.SlowDown.Match(body) {
 		r.slow = true
 	}
-	r.links = discover.Take(cfg.Follow, cfg.Scope, r.url, r.resp.Header, body, follow)
+	if r.entry.Kind == frontier.Page { // a requisite's own links are not followed
+		r.links = discover.Take(cfg.Follow, cfg.Scope, r.url, r.resp.Header, body, follow)
+	}
+	r.links.Req = discover.Requisites(cfg.Requisites, r.entry.Kind, r.url, r.resp.Header, body)
 }
 
 // robotsScheme is the scheme of the host's first buffered URL: robots.txt

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 const countsSQL = `SELECT state, COUNT(*) FROM frontier WHERE job = ? GROUP BY state`
@@ -98,16 +99,19 @@ func scanEntries(rows *sql.Rows) ([]frontier.Entry, error) {
 			warcDate      int64
 			kind          string
 			lastmod       int64
+			rv            column.RevisitScan
 		)
-		err := rows.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
+		err := rows.Scan(append([]any{&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy},
+			rv.Dest()...)...)
 		if err != nil {
 			return nil, err
 		}
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate = fromNanos(warcDate)
 		e.Kind, e.LastMod = frontier.Kind(kind), fromNanos(lastmod)
+		e.Revisit = rv.Revisit()
 		es = append(es, e)
 	}
 	if err := rows.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // ErrNotFound is returned when a run or entry does not exist.
@@ -14,7 +15,7 @@ var ErrNotFound = frontier.ErrNotFound
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod, listed_by`
+	warc_id, warc_date, warc_digest, kind, lastmod, listed_by, ` + column.Revisit
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new. Existing entries are left as they are, but for one
@@ -169,25 +170,35 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew,
-// and that sitemap.
+// and that sitemap. A done or not-modified page whose new lastmod is
+// after its last fetch is queued again, due or not: the sitemap says it
+// changed.
 func setLastMods(tx *sql.Tx, job string, es []*frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	stmt, err := tx.Prepare(`UPDATE frontier SET lastmod = ?, listed_by = ?
-		WHERE job = ? AND url = ? AND (lastmod <> ? OR listed_by <> ?)`)
+	stmt, err := tx.Prepare(`UPDATE frontier SET lastmod = ?1, listed_by = ?4, ` + requeueListed + `
+		WHERE job = ?2 AND url = ?3 AND (lastmod <> ?1 OR listed_by <> ?4)`)
 	if err != nil {
 		return fmt.Errorf("enqueue: %w", explain(err))
 	}
 	defer stmt.Close()
 	for _, e := range es {
 		lm := toNanos(e.LastMod)
-		if _, err := stmt.Exec(lm, e.ListedBy, job, e.URL, lm, e.ListedBy); err != nil {
+		if _, err := stmt.Exec(lm, job, e.URL, e.ListedBy); err != nil {
 			return fmt.Errorf("enqueue %s: %w", e.URL, explain(err))
 		}
 	}
 	return nil
 }
+
+// requeueListed is the SET clause of setLastMods that queues a fetched
+// page again when ?1, its new lastmod, is after its last fetch.
+const requeueListed = `
+	state = CASE WHEN state IN ('done', 'not-modified') AND fetched_at > 0 AND ?1 > fetched_at
+		THEN 'queued' ELSE state END,
+	attempts = CASE WHEN state IN ('done', 'not-modified') AND fetched_at > 0 AND ?1 > fetched_at
+		THEN 0 ELSE attempts END`
 
 // checkNew is checkEntry for an entry to enqueue: an empty State means
 // Queued.
@@ -251,6 +262,7 @@ func (f *Frontier) update(tx *sql.Tx, es []frontier.Entry) error {
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
 			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
+		args = append(args, column.RevisitArgs(e.Revisit)...)
 		var res sql.Result
 		if e.ID != 0 {
 			res, err = byID.Exec(append(args, e.ID)...)

@@ -13,23 +13,26 @@ import (
 
 // Prepare readies a job for a new run: entries left in flight by a dead run
 // and deferred ones become queued; done and not-modified entries fetched
-// before refreshBefore become queued again (keeping ETag and Last-Modified
+// before refreshBefore and due by dueBy (their revisit's due time; a zero
+// dueBy: every one; a page whose sitemap lastmod is after its last fetch
+// is due whatever its interval) become queued again (keeping ETag and Last-Modified
 // for a conditional request); excluded ones too, as robots.txt may change.
-// Refreshed entries start again at zero attempts. Dead entries stay dead.
-// A zero refreshBefore refreshes nothing.
-func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
+// Refreshed entries start again at zero attempts. Dead entries stay dead,
+// but for a gone page (one its revisit schedule keeps a due time for),
+// refreshed as the others. A zero refreshBefore refreshes nothing.
+func (f *Frontier) Prepare(job string, refreshBefore, dueBy time.Time) error {
 	tx, err := f.beginWrite("prepare job")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := prepare(tx, job, refreshBefore); err != nil {
+	if err := prepare(tx, job, refreshBefore, dueBy); err != nil {
 		return err
 	}
 	return commit("prepare job "+job, tx)
 }
 
-func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
+func prepare(tx *sql.Tx, job string, refreshBefore, dueBy time.Time) error {
 	_, err := tx.Exec(`UPDATE frontier SET state = ? WHERE job = ? AND state IN (?, ?, ?)`,
 		frontier.Queued, job, frontier.InFlight, frontier.Deferred, frontier.Excluded)
 	if err != nil {
@@ -39,8 +42,10 @@ func prepare(tx *sql.Tx, job string, refreshBefore time.Time) error {
 		return nil
 	}
 	_, err = tx.Exec(`UPDATE frontier SET state = ?, attempts = 0
-		WHERE job = ? AND state IN (?, ?) AND fetched_at < ?`,
-		frontier.Queued, job, frontier.Done, frontier.NotModified, toNanos(refreshBefore))
+		WHERE job = ? AND (state IN (?, ?) OR (state = ? AND due_at > 0)) AND fetched_at < ?
+			AND (? = 0 OR due_at <= ? OR lastmod > fetched_at)`,
+		frontier.Queued, job, frontier.Done, frontier.NotModified, frontier.Dead, toNanos(refreshBefore),
+		toNanos(dueBy), toNanos(dueBy))
 	if err != nil {
 		return fmt.Errorf("prepare job %s: refresh: %w", job, explain(err))
 	}

@@ -202,10 +202,33 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, lower(hex(randomblob(4))));
 `,
-	// 13: the sitemap whose lastmod an entry keeps, so that a page the
+	// 13: revisits. Each URL keeps the interval its fetches taught, when
+	// it is due again, and a summary of its history (fetches, changes,
+	// the last change, what its last fetch showed).
+	12: `
+ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
+`,
+	// 14: the WARC files each run wrote (--warc), which polite wacz
+	// packages as the job's one archive.
+	13: `
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
+	// 15: the sitemap whose lastmod an entry keeps, so that a page the
 	// lastmod lets a pass skip is counted for that sitemap without a run
 	// holding a map of every URL its sitemaps list.
-	12: `
+	14: `
 ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
 `,
 }

@@ -39,6 +39,9 @@ type crawlerFigures struct {
 	recorded int           // 2xx fetches of the run in SQLite
 	onDisk   int           // manifest bodies found on disk with their size
 	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
+	// complete is the pages whose requisites (benchRequisites each) were
+	// all answered 2xx too: with --warc, which fetches them.
+	complete int
 }
 
 func (f crawlerFigures) rate() float64 {
@@ -81,7 +84,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if _, err := os.Stat(o.polite); err != nil {
 		return fmt.Errorf("polite binary: %w (build it with make build, or pass -polite)", err)
 	}
-	origins := startOrigins(o.hosts, crawltest.Config{Robots: robotsTxt, Pages: o.pages, Links: 3, Log: true})
+	origins := startOrigins(o.hosts, crawltest.Config{Robots: robotsTxt, Pages: o.pages, Links: 3, Log: true, Requisites: benchRequisites})
 	defer closeOrigins(origins)
 	var urls []string
 	for p := range o.pages { // page-major: every crawler meets the hosts in turn
@@ -170,6 +173,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 func served(origins []*origin, f *crawlerFigures) error {
 	var first time.Time
 	var pages []time.Time
+	complete := map[string]int{} // origin and page -> its 2xx answers, page included
 	for _, o := range origins {
 		s := o.o.Stats()
 		o.o.Reset()
@@ -180,12 +184,23 @@ func served(origins []*origin, f *crawlerFigures) error {
 			if first.IsZero() || r.At.Before(first) {
 				first = r.At
 			}
-			if r.Status == http.StatusOK && !isRobots(r.Path) {
-				pages = append(pages, r.At)
+			if r.Status != http.StatusOK || isRobots(r.Path) {
+				continue
 			}
+			if page, ok := requisiteOf(r.Path); ok {
+				complete[o.srv.URL+"/page/"+page]++
+				continue
+			}
+			pages = append(pages, r.At)
+			complete[o.srv.URL+r.Path]++
 		}
 	}
 	f.pages = len(pages)
+	for _, n := range complete {
+		if n == 1+benchRequisites {
+			f.complete++
+		}
+	}
 	if len(pages) == 0 {
 		return errors.New("no page reached the origins")
 	}
@@ -269,36 +284,6 @@ func kept(dbPath, out string) (recorded, onDisk int, err error) {
 		}
 	}
 	return recorded, onDisk, sc.Err()
-}
-
-// warcCaptures counts the 200 page captures (robots.txt left out) that
-// the CDXJ indexes beside the WARC files in dir list.
-func warcCaptures(dir string) (int, error) {
-	idx, err := filepath.Glob(filepath.Join(dir, "*.cdxj"))
-	if err != nil || len(idx) == 0 {
-		return 0, fmt.Errorf("no WARC index in %s: %v", dir, err)
-	}
-	n := 0
-	for _, p := range idx {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return n, err
-		}
-		for line := range strings.Lines(string(data)) {
-			_, js, _ := strings.Cut(line, " {")
-			var c struct {
-				URL    string `json:"url"`
-				Status string `json:"status"`
-			}
-			if err := json.Unmarshal([]byte("{"+js), &c); err != nil {
-				return n, fmt.Errorf("%s: %w", p, err)
-			}
-			if c.Status == "200" && strings.Contains(c.URL, "/page/") {
-				n++
-			}
-		}
-	}
-	return n, nil
 }
 
 // reference fetches urls with plain net/http GETs, concurrency at a time,

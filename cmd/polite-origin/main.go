@@ -45,7 +45,7 @@ func personalities() []personality {
 		{
 			cfg: crawltest.Config{
 				Robots: "User-agent: *\nDisallow: /private\nCrawl-delay: 1\n",
-				Pages:  20, Links: 3,
+				Pages:  20, Links: 3, Requisites: 3,
 			},
 			private:  "/private/report",
 			describe: "unlimited, robots Disallow /private, Crawl-delay 1",
@@ -54,7 +54,7 @@ func personalities() []personality {
 			cfg: crawltest.Config{
 				Rate: 1, Burst: 1, RetryAfter: 2 * time.Second,
 				Robots: "User-agent: *\nDisallow: /admin\n",
-				Pages:  20, Links: 3,
+				Pages:  20, Links: 3, Requisites: 3,
 			},
 			private:  "/admin/",
 			describe: "token bucket 1/s burst 1, 429 with Retry-After 2, robots Disallow /admin",
@@ -64,7 +64,7 @@ func personalities() []personality {
 				Capacity: 5, QueueMax: 3,
 				Rate: 5, Burst: 5, RateLimitHeaders: true,
 				Robots: "User-agent: *\nDisallow: /tmp\n",
-				Pages:  20, Links: 3,
+				Pages:  20, Links: 3, Requisites: 3,
 			},
 			private:  "/tmp/cache",
 			describe: "queueing capacity 5/s queue 3 (503 when full), RateLimit headers 5/s burst 5, robots Disallow /tmp",

@@ -90,6 +90,8 @@ func (c Config) route(u *url.URL) reply {
 			return textReply(http.StatusNotFound, "not found\n")
 		}
 		return c.pageReply(int(n))
+	case head == "req" && c.Pages > 0:
+		return requisiteReply(arg)
 	case head == "status" && num && n >= 200 && n <= 599:
 		return statusReply(int(n))
 	case head == "redirect" && num:
@@ -158,9 +160,47 @@ func (c Config) pageReply(n int) reply {
 		m := (n + i) % c.Pages
 		fmt.Fprintf(&b, "<li><a href=\"/page/%d\">page %d</a></li>\n", m, m)
 	}
-	b.WriteString("</ul>\n</body></html>\n")
+	b.WriteString("</ul>\n")
+	for i := range c.Requisites {
+		switch ext := requisiteExt[i%3]; ext {
+		case "png":
+			fmt.Fprintf(&b, "<img src=\"/req/%d/%d.png\" alt=\"image %d\">\n", n, i, i)
+		case "css":
+			fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"/req/%d/%d.css\">\n", n, i)
+		default:
+			fmt.Fprintf(&b, "<script src=\"/req/%d/%d.js\"></script>\n", n, i)
+		}
+	}
+	b.WriteString("</body></html>\n")
 	r := textReply(http.StatusOK, b.String())
 	r.header.Set("Content-Type", "text/html; charset=utf-8")
+	return r
+}
+
+// requisiteExt are the kinds of requisite a page needs, in turn.
+var requisiteExt = [3]string{"png", "css", "js"}
+
+// onePixel is a 1x1 PNG.
+var onePixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+	"\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// requisiteReply answers /req/N/I.EXT: a small image, stylesheet or
+// script.
+func requisiteReply(arg string) reply {
+	r := textReply(http.StatusOK, "")
+	switch {
+	case strings.HasSuffix(arg, ".png"):
+		r.body = onePixel
+		r.header.Set("Content-Type", "image/png")
+	case strings.HasSuffix(arg, ".css"):
+		r.body = []byte("body { margin: 1em }\n")
+		r.header.Set("Content-Type", "text/css")
+	case strings.HasSuffix(arg, ".js"):
+		r.body = []byte("void 0;\n")
+		r.header.Set("Content-Type", "text/javascript")
+	default:
+		return textReply(http.StatusNotFound, "not found\n")
+	}
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/clock"
+	"github.com/polite-crawler/polite/crawl/urls"
 )
 
 func TestBodyEqualsServed(t *testing.T) {
@@ -367,5 +369,46 @@ func TestHeadSendsNoBody(t *testing.T) {
 	}
 	if got := o.Stats().BytesServed; got != 0 {
 		t.Errorf("BytesServed after HEADs = %d, want 0", got)
+	}
+}
+
+// With Requisites, each page needs that many requisites of its own, an
+// image, a stylesheet and a script in turn, which the origin serves with
+// their types; the image is a PNG that decodes.
+func TestPageRequisites(t *testing.T) {
+	t.Parallel()
+	_, srv := Start(t, Config{Pages: 2, Requisites: 3})
+	base, _ := url.Parse(srv.URL + "/page/1")
+	resp, err := http.Get(base.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	reqs := urls.PageRequisites(body, base)
+	want := []string{"/req/1/0.png", "/req/1/1.css", "/req/1/2.js"}
+	types := []string{"image/png", "text/css", "text/javascript"}
+	if len(reqs) != len(want) {
+		t.Fatalf("page 1 needs %v, want %v", reqs, want)
+	}
+	for i, u := range reqs {
+		if u.Path != want[i] {
+			t.Errorf("requisite %d: %s, want %s", i, u.Path, want[i])
+		}
+		r, err := http.Get(u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		ct := r.Header.Get("Content-Type")
+		if r.StatusCode != 200 || ct != types[i] {
+			t.Errorf("%s: %d %s, want 200 %s", u.Path, r.StatusCode, ct, types[i])
+		}
+		if ct == "image/png" {
+			if img, err := png.Decode(bytes.NewReader(b)); err != nil || img.Bounds().Dx() != 1 {
+				t.Errorf("%s: not a 1x1 PNG: %v", u.Path, err)
+			}
+		}
 	}
 }

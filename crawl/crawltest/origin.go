@@ -9,7 +9,10 @@
 //	/robots.txt       Config.Robots (404 when empty), status RobotsStatus;
 //	                  a 3xx RobotsStatus redirects to /robots2.txt
 //	/page/N           HTML page N linking to the next Links pages, when
-//	                  Pages > 0 (404 past the last page)
+//	                  Pages > 0 (404 past the last page), and needing
+//	                  Requisites requisites of its own
+//	/req/N/I.EXT      page N's requisite I: a PNG image, a stylesheet or
+//	                  a script, in turn
 //	/status/CODE      that status, 200..599 (429 and 503 with Retry-After: 1)
 //	/redirect/N?to=P  a chain of N 302s ending at the absolute path P
 //	/loop/a, /loop/b  redirect to each other forever
@@ -80,6 +83,9 @@ type Config struct {
 	// the next Links pages). Other paths serve a deterministic body.
 	Pages int
 	Links int
+	// Requisites is how many requisites each page needs, its own: an
+	// image, a stylesheet, a script, an image... (/req/N/I.png, .css, .js).
+	Requisites int
 
 	// Log keeps a record of every request in Stats.Log: arrival, path,
 	// status and latency. Off by default.

@@ -27,11 +27,13 @@ type Follow struct {
 }
 
 // Links are what one answer points to: its page's links, one level
-// deeper, and the targets of its Link header relations followed, at the
-// page's own depth (a paginated API needs no --depth).
+// deeper, the targets of its Link header relations followed, at the
+// page's own depth (a paginated API needs no --depth), and its page
+// requisites, at its depth too (they do not count toward --depth).
 type Links struct {
 	Page []*url.URL
 	Rel  []*url.URL
+	Req  []*url.URL
 }
 
 // Take returns what the 2xx answer for u (its header hdr, its body)
@@ -59,27 +61,50 @@ func Take(f Follow, scope urls.Scope, u *url.URL, hdr http.Header, body []byte, 
 	return ls
 }
 
-// MaxHops bounds a redirect chain.
-const MaxHops = 10
+// MaxHops bounds a redirect chain; MaxRequisiteHops a requisite's.
+const (
+	MaxHops          = 10
+	MaxRequisiteHops = 5
+)
 
 // Discovery turns what answers point to into new frontier entries of Job,
 // and remembers this run's redirect chains. It is not safe for concurrent
 // use: a crawl's loop owns it.
 type Discovery struct {
-	Job    string
-	Scope  urls.Scope
-	Follow Follow
-	Log    *slog.Logger
+	Job        string
+	Scope      urls.Scope
+	Requisites urls.Requisites
+	Follow     Follow
+	Log        *slog.Logger
 
 	redirectFrom map[string]string // redirect target -> the URL that redirected to it, this run
 	redirectTo   map[string]string // URL -> the redirect target queued for it, this run
 	seedChain    map[string]bool   // targets a seed's own redirects led to, this run
 	chain        map[string]int    // a Link relation's target -> its place in its chain, this run
+	requisites   int               // requisites fetched this run (done or not modified)
+	reqHosts     map[string]bool   // their hosts
 }
+
+// Kept counts e, fetched and kept (done or not modified), when it is a
+// requisite.
+func (d *Discovery) Kept(e frontier.Entry) {
+	if e.Kind != frontier.Requisite {
+		return
+	}
+	if d.reqHosts == nil {
+		d.reqHosts = map[string]bool{}
+	}
+	d.requisites++
+	d.reqHosts[e.Host] = true
+}
+
+// Tally is how many requisites this run kept, and from how many hosts.
+func (d *Discovery) Tally() (n, hosts int) { return d.requisites, len(d.reqHosts) }
 
 // Found returns what a page points to as entries: its links one level
 // deeper than e, its Link relations at e's depth, as long as their chain
-// (next of next...) is within Follow.MaxNext this run. A chain that loops
+// (next of next...) is within Follow.MaxNext this run, and its requisites
+// as entries of kind frontier.Requisite at e's depth. A chain that loops
 // ends because a URL is fetched once.
 func (d *Discovery) Found(e frontier.Entry, links Links, now time.Time) []frontier.Entry {
 	var es []frontier.Entry
@@ -107,7 +132,35 @@ func (d *Discovery) Found(e frontier.Entry, links Links, now time.Time) []fronti
 		}
 		es = append(es, entry(l, e.Depth))
 	}
+	for _, l := range links.Req {
+		es = append(es, frontier.Entry{
+			Job: d.Job, URL: l.String(), Host: urls.Host(l), State: frontier.Queued, Kind: frontier.Requisite,
+			Priority: e.Priority, Depth: e.Depth, Parent: e.URL, NextAt: now,
+		})
+	}
 	return es
+}
+
+// Requisites returns what a fetched 2xx body of kind needs to display,
+// as mode allows: an HTML page's requisites, and a stylesheet's url()s
+// and @imports. A requisite's own links are not followed (one hop), a
+// stylesheet's requisites are. It runs in a worker's goroutine: it touches
+// no state.
+func Requisites(mode urls.Requisites, kind frontier.Kind, u *url.URL, h http.Header, body []byte) []*url.URL {
+	ct := h.Get("Content-Type")
+	var found, reqs []*url.URL
+	switch {
+	case urls.IsCSS(ct):
+		found = urls.CSSRequisites(body, u)
+	case urls.IsHTML(ct) && kind == frontier.Page:
+		found = urls.PageRequisites(body, u)
+	}
+	for _, l := range found {
+		if mode.Allows(u, l) {
+			reqs = append(reqs, l)
+		}
+	}
+	return reqs
 }
 
 // Redirect returns the entry for a 3xx target, to pass robots.txt and
@@ -145,11 +198,13 @@ func (d *Discovery) Redirect(e frontier.Entry, from *url.URL, loc string, now ti
 	if d.inChain(e, target) {
 		return refuse(frontier.ReasonRedirectLoop)
 	}
-	if e.Hops+1 > MaxHops {
+	if e.Hops+1 > MaxHops || e.Kind == frontier.Requisite && e.Hops+1 > MaxRequisiteHops {
 		return refuse(frontier.ReasonTooManyRedirects, "hops", e.Hops+1)
 	}
 	seed := d.seedsOwn(e)
-	if !seed && !urls.InScope(d.Scope, from, u) {
+	if !seed && e.Kind != frontier.Requisite && !urls.InScope(d.Scope, from, u) {
+		// A requisite may leave --scope (one hop, see Requisites); any
+		// other URL but a seed's own redirects may not.
 		d.Log.Info("redirect out of scope not followed", "url", e.URL, "location", target, "scope", d.Scope)
 		return nil, ""
 	}

@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -25,24 +27,65 @@ type Capture struct {
 	Protocol string
 }
 
-// newCapture gathers what the records of req and resp keep. polite
-// decodes gzip and deflate bodies itself (the size limit applies to what
-// is decoded), and the record keeps that decoded payload: its head then
-// drops Content-Encoding and Content-Length, which spoke of the bytes on
-// the wire, so that a replay tool serves the payload as it is.
-func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time) *Capture {
-	rec := *resp
-	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-	case "gzip", "x-gzip", "deflate":
-		rec.Header = resp.Header.Clone()
-		rec.Header.Del("Content-Encoding")
-		rec.Header.Del("Content-Length")
+// capture is what the WARC records keep of the exchange resp answered
+// (r, its Response so far): the request with the operator's secret
+// headers written as Redacted, and the answer's cookies too when the
+// request carried one (r.Credentials), in the head as received as in the
+// rebuilt one.
+func (f *Client) capture(resp *http.Response, r Response, body []byte, cut bool) *Capture {
+	req := *resp.Request
+	req.Header = f.headers.redactRequest(req.Header)
+	return newCapture(&req, resp, body, cut, r.note, r.Start, r.Credentials)
+}
+
+// newCapture gathers what the records of req and resp keep: body is the
+// payload as sent, its Content-Encoding kept (the client asks for no
+// decoding; polite decodes gzip and deflate itself, and keepRaw keeps
+// the bytes before that), so the head keeps the header fields that speak
+// of it. A chunked transfer-coding is gone (WARC 1.1 allows it), and so is
+// its Transfer-Encoding field. With secret, the cookies the head as
+// received sets are Redacted (resp.Header's already are: redactAnswer).
+func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, note *connNote, at time.Time, secret bool) *Capture {
+	head := recordHead(note, resp, secret)
+	if head == nil {
+		head = warc.ResponseHead(resp)
 	}
-	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: warc.ResponseHead(&rec), Payload: body, Cut: cut}
+	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: head, Payload: body, Cut: cut}
 	if resp.ProtoMajor == 2 {
 		c.Protocol = "h2"
 	}
 	return c
+}
+
+// rawBody is the body of an encoded answer as it came, kept beside its
+// decoding for the WARC record; nil when the answer is not encoded.
+type rawBody struct{ bytes.Buffer }
+
+// keepRaw starts keeping resp's body as it comes when keep and the body
+// is gzip or deflate encoded: what the decoder reads, so no more than it
+// needs for the size limit.
+func keepRaw(keep bool, resp *http.Response) *rawBody {
+	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip", "deflate":
+		if !keep {
+			return nil
+		}
+		raw := &rawBody{}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(resp.Body, raw), resp.Body}
+		return raw
+	}
+	return nil
+}
+
+// or is the raw body, or decoded when there is none.
+func (r *rawBody) or(decoded []byte) []byte {
+	if r == nil {
+		return decoded
+	}
+	return r.Bytes()
 }
 
 // connNote is what one request learns of its connection: the address
@@ -52,6 +95,23 @@ type connNote struct {
 	mu      sync.Mutex
 	ip      string
 	proxied bool
+	raw     []byte // the answer's head as received (HTTP/1.x in clear)
+}
+
+func (n *connNote) setHead(h []byte) {
+	n.mu.Lock()
+	n.raw = h
+	n.mu.Unlock()
+}
+
+// head is the answer's head as received; nil when not recorded.
+func (n *connNote) head() []byte {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.raw
 }
 
 type connNoteKey struct{}
@@ -69,6 +129,9 @@ func connNoteOf(ctx context.Context) *connNote {
 }
 
 func (n *connNote) gotConn(info httptrace.GotConnInfo) {
+	if hc, ok := info.Conn.(*headConn); ok {
+		hc.arm(n)
+	}
 	host, _, err := net.SplitHostPort(info.Conn.RemoteAddr().String())
 	if err != nil {
 		return

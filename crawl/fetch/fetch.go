@@ -125,7 +125,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 	tr := &http.Transport{
 		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,
-		DialContext:            g.dial,
+		DialContext:            dialHeads(g.dial),
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
@@ -171,12 +171,17 @@ func (f *Client) Get(ctx context.Context, u *url.URL, extra http.Header) Respons
 		return r
 	}
 	defer resp.Body.Close()
+	raw := keepRaw(f.keep, resp)
 	body, cut, err := readBody(resp, f.maxBody, f.truncate)
+	if err == nil && ctx.Err() != nil {
+		// Cut (the run's grace ended, or the timeout) while the answer
+		// came in: the transport may still hand over what it had read,
+		// but a request that was cut did not finish.
+		err = ctx.Err()
+	}
 	r.Body, r.Duration = body, f.now().Sub(r.Start)
 	if f.keep && (err == nil || errors.Is(err, ErrTooLarge)) {
-		req := *resp.Request
-		req.Header = f.headers.redactRequest(req.Header)
-		r.Capture = newCapture(&req, resp, body, cut, r.note, r.Start)
+		r.Capture = f.capture(resp, r, raw.or(body), cut)
 	}
 	if err != nil {
 		r.Err, r.Reason, r.Detail = err, Classify(err), Refusal(err, f.now())

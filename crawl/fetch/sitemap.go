@@ -1,8 +1,10 @@
 package fetch
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,8 +16,9 @@ import (
 // GetSitemap fetches a sitemap and reads its body as a stream within the
 // protocol's limits (and opt's: with opt.Each, its entries are handed
 // over a batch at a time as they are read), by the request's deadline;
-// the body is not kept.
-func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (Response, *sitemap.Result) {
+// the body is not kept, but for the WARC record (--warc): the bytes as
+// sent, up to what the reader took (more, and the record says it was cut).
+func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (r Response, listed *sitemap.Result) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	resp, r := f.send(ctx, u, extra)
@@ -23,7 +26,23 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, 
 		return r, nil
 	}
 	defer resp.Body.Close()
+	var raw *bytes.Buffer
+	if f.keep {
+		raw = &bytes.Buffer{}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(resp.Body, raw), resp.Body}
+		defer func() {
+			var one [1]byte // the record is cut unless the reader took it all
+			n, _ := resp.Body.Read(one[:])
+			r.Capture = f.capture(resp, r, raw.Bytes()[:raw.Len()-n], n > 0)
+		}()
+	}
 	if resp.StatusCode/100 != 2 {
+		if f.keep {
+			readLimited(resp.Body, f.maxBody) // what the error page said, for the record
+		}
 		return r, nil
 	}
 	var body = newPeekReader(resp.Body)

@@ -109,6 +109,9 @@ type Entry struct {
 	Kind     Kind
 	LastMod  time.Time
 	ListedBy string
+
+	// Revisit is when to ask for the URL again, learned from its fetches.
+	Revisit Revisit
 }
 
 // Kind is what a frontier entry's URL is fetched as.
@@ -119,7 +122,11 @@ const (
 	Page         Kind = ""              // a page: fetched, kept, its links followed
 	Sitemap      Kind = "sitemap"       // a sitemap from robots.txt or a seed: may be an index
 	SitemapChild Kind = "sitemap-child" // a sitemap an index lists: an index here is not read
+	Requisite    Kind = "requisite"     // an image, stylesheet, script... a page needs: kept, its links not followed
 )
+
+// IsSitemap reports whether an entry of kind k is fetched as a sitemap.
+func (k Kind) IsSitemap() bool { return k == Sitemap || k == SitemapChild }
 
 // HostQueue is one host's share of the queue.
 type HostQueue struct {
@@ -275,6 +282,16 @@ type Exclusion struct {
 	Rule    string
 	Reason  string // the operator's note (--reason); may be empty
 	AddedAt time.Time
+}
+
+// WarcFile is a WARC file a run wrote (--warc): which job and run, the
+// worker that wrote it ("host~pid") and its path as the run named it.
+type WarcFile struct {
+	Job    string
+	Run    int64
+	Worker string
+	Path   string
+	At     time.Time // when it was begun
 }
 
 // Job is a job known to a database: its key (--job, a seed file's

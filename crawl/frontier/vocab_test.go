@@ -44,6 +44,10 @@ var vocabConsts = map[string]map[string]string{
 	"RunStop": names(map[string]RunStop{
 		"RunDone": RunDone, "RunBudget": RunBudget, "RunInterrupted": RunInterrupted, "RunError": RunError,
 	}),
+	"Change": names(map[string]Change{
+		"ChangeNew": ChangeNew, "ChangeChanged": ChangeChanged, "ChangeUnchanged": ChangeUnchanged,
+		"ChangeGone": ChangeGone, "ChangeNotDue": ChangeNotDue,
+	}),
 	"Budget": names(map[string]Budget{
 		"BudgetMaxRequests": BudgetMaxRequests, "BudgetMaxBytes": BudgetMaxBytes, "BudgetMaxDuration": BudgetMaxDuration,
 		"BudgetMaxPerHost": BudgetMaxPerHost, "BudgetRetry": BudgetRetry,
@@ -258,4 +262,9 @@ func TestReasonTLS(t *testing.T) {
 			t.Errorf("%q.TLS() = true, want false", r)
 		}
 	}
+}
+
+func TestChangeVocabulary(t *testing.T) {
+	t.Parallel()
+	checkVocabulary(t, constsOf[Change]("Change"), Change.Known)
 }

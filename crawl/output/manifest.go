@@ -17,4 +17,5 @@ type ManifestLine struct {
 	Attempts    int             `json:"attempts"`
 	Location    string          `json:"location,omitempty"`
 	Reason      frontier.Reason `json:"reason,omitempty"`
+	Change      frontier.Change `json:"change,omitempty"`
 }

@@ -44,12 +44,13 @@ func TestWarcPrefix(t *testing.T) {
 	}
 	for _, tt := range []struct{ name, job, want string }{
 		{"plain", "news", "news-7-20261130T110304Z"},
-		{"a path", "/home/me/seeds.txt", "job_home_me_seeds.txt-7-20261130T110304Z"},
+		{"a seed file: its base name", "/home/me/seeds.txt", "seeds-7-20261130T110304Z"},
+		{"stdin", "stdin@2026-11-30T11:03:04Z", "stdin_2026-11-30T11_03_04Z-7-20261130T110304Z"},
 		{"spaces and unicode", "prix du café", "prix_du_caf_-7-20261130T110304Z"},
 		{"long", long, long[:100] + "-7-20261130T110304Z"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := warcPrefix(tt.job, 7, start); got != tt.want {
+			if got := warcPrefix(JobName(tt.job), 7, start); got != tt.want {
 				t.Errorf("warcPrefix(%q) = %q, want %q", tt.job, got, tt.want)
 			}
 		})

@@ -60,6 +60,12 @@ func (r *Report) Attention(cutShort bool) []Notice {
 			slog.String("first", strings.Join(first, ", ")),
 		}})
 	}
+	if c := r.Changes; c != nil && c.Gone > 0 {
+		ns = append(ns, Notice{Msg: "pages gone (404 or 410 where a page was)", Attrs: []slog.Attr{
+			slog.Int("count", c.Gone),
+			slog.String("first", strings.Join(c.GoneURLs[:min(len(c.GoneURLs), attentionURLs)], ", ")),
+		}})
+	}
 	if cutShort && r.Stop == frontier.RunBudget {
 		ns = append(ns, Notice{Msg: fmt.Sprintf("job cut short %d runs in a row", CutShortRuns), Attrs: []slog.Attr{
 			slog.String("by", r.Budgets()),

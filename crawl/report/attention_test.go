@@ -23,6 +23,7 @@ func TestAttention(t *testing.T) {
 		},
 		Dead: []DeadURL{{URL: "http://fine.example/a", Reason: "http-404"}, {URL: "http://fine.example/b", Reason: "http-404"},
 			{URL: "http://fine.example/c", Reason: "http-410"}, {URL: "http://fine.example/d", Reason: "http-404"}},
+		Changes: &Changes{Changed: 2, Gone: 1, GoneURLs: []string{"http://fine.example/old"}},
 	}
 	got := func(cut bool) string {
 		var lines []string
@@ -37,7 +38,8 @@ func TestAttention(t *testing.T) {
 	}
 	want := `host gave no page all run host=held.example why=deferred: Retry-After beyond --max-retry-after next_try=after 2026-12-03T04:00:00Z
 host gave no page all run host=down.example why=no answer to 3 requests (refused) next_try=next run
-dead URLs count=4 first=http://fine.example/a (http-404), http://fine.example/b (http-404), http://fine.example/c (http-410)`
+dead URLs count=4 first=http://fine.example/a (http-404), http://fine.example/b (http-404), http://fine.example/c (http-410)
+pages gone (404 or 410 where a page was) count=1 first=http://fine.example/old`
 	if g := got(false); g != want {
 		t.Errorf("Attention(false):\n%s\nwant:\n%s", g, want)
 	}

@@ -29,12 +29,13 @@ type Exit struct {
 // CrawlExits is polite crawl's exit code table, the one source of
 // `polite help crawl`, the README's table and ExitMeaning.
 var CrawlExits = []Exit{
-	{[]int{exitOK}, "every URL fetched, unchanged or excluded",
+	{[]int{exitOK}, "every URL fetched, unchanged, not due or excluded",
 		"every URL fetched, unchanged (304) or excluded: by the site's robots.txt, " +
 			"by the operator's exclusion list, or by the site's usage preferences " +
 			"refusing the declared --purpose (not kept, each with its rule in the report). URLs left queued by a budget or a time " +
 			"limit are not a failure, nor is a host held off by the server's Retry-After " +
-			"(it is named on stderr)"},
+			"(it is named on stderr), a URL not due for a revisit (--revisit adaptive), " +
+			"or a page gone (404 or 410 where a page was: named on stderr)"},
 	{[]int{exitFailure}, "some URLs failed for good, a host was unreachable all run, its TLS was refused, or it refused polite (401, 403)",
 		"some URLs failed for good (dead), a host was unreachable all run (refused, " +
 			"timed out, no DNS) or refused by its certificate, a host answered 401 or 403 " +

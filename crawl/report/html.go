@@ -167,6 +167,12 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">reason</th><th>attempts</th></tr></thead><tbody>
 {{range .Dead}}<tr><td class="l wrap">{{.URL}}</td><td class="l">{{.Reason}}</td><td>{{.Attempts}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
+{{with .Changes}}<h2>What changed</h2>
+<p class="facts">{{.Line}}.</p>
+{{if or .ChangedURLs .GoneURLs}}<div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">change</th></tr></thead><tbody>
+{{range .ChangedURLs}}<tr><td class="l wrap">{{.}}</td><td class="l">changed</td></tr>
+{{end}}{{range .GoneURLs}}<tr><td class="l wrap">{{.}}</td><td class="l">gone</td></tr>
+{{end}}</tbody></table></div>{{end}}{{end}}
 {{if .Usage}}<h2>Usage preferences</h2>
 <p class="meta">What each host said about the use of its content (Content-Usage, TDMRep){{if .Purpose}}, and what it refused to the declared purpose ({{.Purpose}}): those URLs were not kept{{else}}; no purpose was declared, so nothing was excluded{{end}}.</p>
 <div class="scroll"><table class="usage"><thead><tr><th class="l">host</th><th class="l">signals read</th><th class="l">excluded by</th><th>URLs</th></tr></thead><tbody>

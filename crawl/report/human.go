@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -56,4 +57,22 @@ func HumanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// backoffWhy says what made a host back off, for the text summary.
+func backoffWhy(h *HostStats) string {
+	var parts []string
+	if h.S429 > 0 {
+		parts = append(parts, fmt.Sprintf("%d x 429", h.S429))
+	}
+	if h.S503 > 0 {
+		parts = append(parts, fmt.Sprintf("%d x 503", h.S503))
+	}
+	if h.RetryAfters > 0 {
+		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, Plural(h.RetryAfters, "wait", "waits")))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "latency")
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
 }

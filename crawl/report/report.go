@@ -43,6 +43,7 @@ type Report struct {
 	ExcludedBy   []exclude.Hits    `json:"excluded_by_operator,omitempty"` // what each rule of polite exclude kept from the run
 	Usage        []usage.HostUsage `json:"usage,omitempty"`                // what each host said about use, and what it excluded (--purpose)
 	Purpose      string            `json:"purpose,omitempty"`              // the declared --purpose, comma-separated
+	Changes      *Changes          `json:"changes,omitempty"`              // what the fetches showed against the last ones (--revisit)
 
 	// PaceBy is what owned a pace (--pace-by): "host", "domain" or "ip";
 	// hosts paced together name their group (HostStats.Group).
@@ -67,6 +68,10 @@ type Totals struct {
 	Retries     int   `json:"retries"`
 	Throttled   int   `json:"throttled"` // 429 + 503
 	Bytes       int64 `json:"bytes"`
+	// Requisites are the page requisites fetched (done or not modified)
+	// and RequisiteHosts their hosts (--requisites).
+	Requisites     int `json:"requisites,omitempty"`
+	RequisiteHosts int `json:"requisite_hosts,omitempty"`
 }
 
 // DeadURL is a URL that failed for good.
@@ -206,6 +211,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "polite: job %q, run %d: %s after %s, exit %d\n", r.Job, r.RunID, r.StopReason, HumanDuration(r.DurationS), r.ExitCode)
 	fmt.Fprintf(&b, "  %d done, %d not modified, %d excluded, %d dead, %d waiting for the next run\n",
 		t.Done, t.NotModified, t.Excluded, t.Dead, t.Waiting)
+	if t.Requisites > 0 {
+		fmt.Fprintf(&b, "  of them %d %s from %d %s (images, stylesheets, scripts...)\n", t.Requisites,
+			Plural(t.Requisites, "requisite", "requisites"), t.RequisiteHosts, Plural(t.RequisiteHosts, "host", "hosts"))
+	}
 	rate := 0.0
 	if r.DurationS > 0 {
 		rate = float64(t.Requests) / r.DurationS
@@ -222,6 +231,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			r.LeaseLost, Plural(r.LeaseLost, "entry", "entries"))
 	}
 	r.Sitemaps.writeText(&b)
+	r.Changes.writeText(&b)
 	r.writeGroups(&b)
 	r.writeBackedOff(&b)
 	r.writeStopped(&b)
@@ -336,24 +346,6 @@ func stoppedEarly(s frontier.Stop) bool {
 		return true
 	}
 	return true // a report of an older polite: its sentence
-}
-
-// backoffWhy says what made a host back off, for the text summary.
-func backoffWhy(h *HostStats) string {
-	var parts []string
-	if h.S429 > 0 {
-		parts = append(parts, fmt.Sprintf("%d x 429", h.S429))
-	}
-	if h.S503 > 0 {
-		parts = append(parts, fmt.Sprintf("%d x 503", h.S503))
-	}
-	if h.RetryAfters > 0 {
-		parts = append(parts, fmt.Sprintf("%d Retry-After %s", h.RetryAfters, Plural(h.RetryAfters, "wait", "waits")))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "latency")
-	}
-	return "  (" + strings.Join(parts, ", ") + ")"
 }
 
 // Summary is the report in one line, as the runs table keeps it.

@@ -32,7 +32,8 @@ func RequestHead(req *http.Request) []byte {
 // bytes received, odd ones included, but field names are in canonical
 // case and sorted, and Transfer-Encoding is gone (the payload is not
 // chunked). HTTP/2 is written as its status line would be in HTTP/1.1
-// form, "HTTP/2.0 200 OK", which replay tools read.
+// form, "HTTP/2.0 200 OK", which replay tools read, with its field names
+// in lower case, as HTTP/2 sends them.
 func ResponseHead(resp *http.Response) []byte {
 	var b bytes.Buffer
 	status := resp.Status
@@ -45,7 +46,11 @@ func ResponseHead(resp *http.Response) []byte {
 			if strings.ContainsAny(v, "\r\n") {
 				v = lineBreaks.Replace(v)
 			}
-			b.WriteString(k)
+			if resp.ProtoMajor == 2 {
+				b.WriteString(strings.ToLower(k))
+			} else {
+				b.WriteString(k)
+			}
 			b.WriteString(": ")
 			b.WriteString(v)
 			b.WriteString("\r\n")

@@ -204,6 +204,7 @@ func (w *Writer) warcinfo(name string) (gowarc.WarcRecord, error) {
 		{"robots", in.Robots},
 		{"isPartOf", in.Job},
 		{"run", in.Run},
+		{"requisites", in.Requisites},
 		{"purpose", in.Purpose},
 		{"redacted", in.Redacted},
 	}

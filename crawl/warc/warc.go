@@ -35,6 +35,8 @@ type Info struct {
 	Run       string // the run's id
 	Purpose   string // what the crawl declares it is for (--purpose), "" for none
 	Redacted  string // which secrets the records hide, in words; "" for none
+	// Requisites is which page requisites the crawl fetches (--requisites).
+	Requisites string
 }
 
 // Options says where the files go and what they are called.
@@ -46,7 +48,14 @@ type Options struct {
 	// one begun; 0 means DefaultMaxSize. A file ends after the first
 	// fetch that takes it to MaxSize or beyond.
 	MaxSize int64
-	Info    Info
+	// Worker, when set, ends every file name, PREFIX-SERIAL-WORKER.warc.gz:
+	// the machine and process writing it, so that two workers writing
+	// one job into one folder never take the same name.
+	Worker string
+	// OnFile, when set, is told the path of each file begun, before any
+	// fetch is written to it; its error fails the write that began it.
+	OnFile func(path string) error
+	Info   Info
 	// Now stamps the warcinfo records; nil means time.Now.
 	Now func() time.Time
 }
@@ -95,7 +104,10 @@ type warcFile struct {
 	broken bool
 }
 
-var prefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
+var (
+	prefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
+	workerRE = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,100}$`)
+)
 
 // Open starts a new WARC file in dir (created if missing). It never
 // appends to a file that exists: if PREFIX-00000.warc.gz is taken, the
@@ -112,6 +124,9 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	if !prefixRE.MatchString(opts.Prefix) {
 		return nil, fmt.Errorf("warc: prefix %q: want letters, digits, '.', '_' or '-', 1 to 200 of them", opts.Prefix)
 	}
+	if opts.Worker != "" && !workerRE.MatchString(opts.Worker) {
+		return nil, fmt.Errorf("warc: worker %q: want letters, digits, '.', '_', '~' or '-', 1 to 100 of them", opts.Worker)
+	}
 	if opts.MaxSize < 0 {
 		return nil, fmt.Errorf("warc: max size %d is negative", opts.MaxSize)
 	}
@@ -126,6 +141,9 @@ func open(dir string, opts Options, create func(string) (file, error)) (*Writer,
 	}
 	w := &Writer{dir: dir, opts: opts, create: create, rec: recordOptions(), fast: exchangeOptions(), enc: newEncoders(), gz: newMembers()}
 	if err := w.startFile(); err != nil {
+		if w.cur != nil {
+			w.finishFile() // begun, but not recorded: closed with its index
+		}
 		return nil, err
 	}
 	return w, nil
@@ -142,6 +160,9 @@ func (w *Writer) startFile() error {
 			return fmt.Errorf("warc: %s: no free file name for prefix %s", w.dir, w.opts.Prefix)
 		}
 		name := fmt.Sprintf("%s-%05d.warc.gz", w.opts.Prefix, w.serial)
+		if w.opts.Worker != "" {
+			name = fmt.Sprintf("%s-%05d-%s.warc.gz", w.opts.Prefix, w.serial, w.opts.Worker)
+		}
 		w.serial++
 		path := filepath.Join(w.dir, name)
 		f, err := w.create(path)
@@ -170,6 +191,11 @@ func (w *Writer) startFile() error {
 		wf.infoID = info.RecordId()
 		w.cur = wf
 		w.info.Store(&wf.infoID)
+		if w.opts.OnFile != nil {
+			if err := w.opts.OnFile(path); err != nil {
+				return fmt.Errorf("warc: record %s: %w", path, err)
+			}
+		}
 		return nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 // writeBatch writes back the changed entries as update does, and adds
@@ -22,15 +23,16 @@ func writeBatch(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int6
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
 			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
-		q := updateSQL + `WHERE id = $23`
+		args = append(args, column.RevisitArgs(e.Revisit)...)
+		q := updateSQL + `WHERE id = $29`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $24`
+			q += ` AND state = 'in-flight' AND lease_owner = $30`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $23 AND url = $24`
+			q = updateSQL + `WHERE job = $29 AND url = $30`
 			args = append(args, e.Job, e.URL)
 		}
 		b.Queue(q, args...)

@@ -10,11 +10,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/column"
 )
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod, listed_by`
+	warc_id, warc_date, warc_digest, kind, lastmod, listed_by, ` + column.Revisit
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod, listed_by`
@@ -90,7 +91,9 @@ type listing struct {
 }
 
 // setLastMods gives existing entries the lastmod a sitemap listed anew,
-// and that sitemap (by URL; the last one a batch gave).
+// and that sitemap (by URL; the last one a batch gave). A done or
+// not-modified page whose new lastmod is after its last fetch is queued
+// again, due or not.
 func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]listing) error {
 	if len(lastmods) == 0 {
 		return nil
@@ -101,7 +104,11 @@ func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string
 	for u, l := range lastmods {
 		urls, lms, bys = append(urls, u), append(lms, l.lastmod), append(bys, l.by)
 	}
-	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm, listed_by = u.by
+	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm, listed_by = u.by,
+			state = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
+				THEN 'queued' ELSE f.state END,
+			attempts = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
+				THEN 0 ELSE f.attempts END
 		FROM unnest($2::text[], $3::bigint[], $4::text[]) AS u(url, lm, by)
 		WHERE f.job = $1 AND f.url = u.url AND (f.lastmod <> u.lm OR f.listed_by <> u.by)`, job, urls, lms, bys)
 	if err != nil {
@@ -131,7 +138,7 @@ func checkEntry(e frontier.Entry) error {
 // Prepare readies a job for a new run, as store.DB.Prepare, except that
 // in-flight entries become queued only when their lease has run out: the
 // entries other live workers are fetching stay theirs.
-func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
+func (f *Frontier) Prepare(job string, refreshBefore, dueBy time.Time) error {
 	return f.write("prepare job "+job, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
 			WHERE job = $1 AND (state IN ('deferred', 'excluded')
@@ -140,8 +147,9 @@ func (f *Frontier) Prepare(job string, refreshBefore time.Time) error {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE frontier SET state = 'queued', attempts = 0
-			WHERE job = $1 AND state IN ('done', 'not-modified') AND fetched_at < $2`,
-			job, toNanos(refreshBefore))
+			WHERE job = $1 AND (state IN ('done', 'not-modified') OR (state = 'dead' AND due_at > 0))
+				AND fetched_at < $2 AND ($3::bigint = 0 OR due_at <= $3::bigint OR lastmod > fetched_at)`,
+			job, toNanos(refreshBefore), toNanos(dueBy))
 		return err
 	})
 }
@@ -172,12 +180,13 @@ func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	return hs, err
 }
 
-// updateSQL writes back an entry ($1..$22 the fields, $23 id, or $23 job
-// and $24 url), ending any lease unless it stays in flight.
+// updateSQL writes back an entry ($1..$28 the fields, $29 id, or $29 job
+// and $30 url), ending any lease unless it stays in flight.
 const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
 	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
 	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
 	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21, listed_by = $22,
+	revisit_ns = $23, due_at = $24, fetch_count = $25, change_count = $26, changed_at = $27, last_change = $28,
 	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
 	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
 
@@ -345,12 +354,15 @@ func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]fron
 			warcDate      int64
 			kind          string
 			lastmod       int64
+			rv            column.RevisitScan
 		)
-		err := r.Scan(&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
+		err := r.Scan(append([]any{&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy)
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy},
+			rv.Dest()...)...)
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate, e.Kind, e.LastMod = fromNanos(warcDate), frontier.Kind(kind), fromNanos(lastmod)
+		e.Revisit = rv.Revisit()
 		return e, err
 	})
 }

@@ -267,7 +267,7 @@ func TestPrepareLeavesLiveLeases(t *testing.T) {
 		t.Fatalf("Take = %d entries, %v; want the 2 not leased", len(es), err)
 	}
 	clock.Advance(2 * time.Second)
-	if err := db.Prepare("j", time.Time{}); err != nil {
+	if err := db.Prepare("j", time.Time{}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := db.Counts("j")

@@ -219,7 +219,29 @@ CREATE TABLE store_identity (
 );
 INSERT INTO store_identity (id, name) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
 `,
-	// 11: the sitemap whose lastmod an entry keeps, as SQLite's schema 13
+	// 11: revisits, as SQLite's schema 13 keeps them: each URL's learned
+	// interval, when it is due, and the summary of its history.
+	`
+ALTER TABLE frontier ADD COLUMN revisit_ns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN due_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN fetch_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN change_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE frontier ADD COLUMN last_change TEXT NOT NULL DEFAULT '';
+`,
+	// 12: the WARC files each run wrote (--warc), as SQLite's schema 14
+	// keeps them.
+	`
+CREATE TABLE warc_files (
+	path     TEXT PRIMARY KEY,
+	job      TEXT NOT NULL,
+	run_id   BIGINT NOT NULL,
+	worker   TEXT NOT NULL DEFAULT '',
+	begun_at BIGINT NOT NULL
+);
+CREATE INDEX warc_files_job ON warc_files (job, run_id);
+`,
+	// 13: the sitemap whose lastmod an entry keeps, as SQLite's schema 15
 	// keeps it.
 	`
 ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
@@ -234,7 +256,7 @@ var errForeign = errors.New("not a polite database: it belongs to another applic
 // migrated further.
 var (
 	ourTables = []string{"exclusions", "exclusions_version", "fetches", "frontier", "host_pace", "host_state", "jobs", "lock",
-		"pace_groups", "robots", "runs", "seed_sources", "store_identity", "workers"}
+		"pace_groups", "robots", "runs", "seed_sources", "store_identity", "warc_files", "workers"}
 	firstTables = []string{"fetches", "frontier", "host_pace", "host_state", "lock", "robots", "runs", "workers"}
 )
 

@@ -30,7 +30,7 @@ type sqliteShaped interface {
 	AddFetches([]frontier.Fetch) error
 	Fetches(runID int64) ([]frontier.Fetch, error)
 	Enqueue(job string, es []frontier.Entry) (int, error)
-	Prepare(job string, refreshBefore time.Time) error
+	Prepare(job string, refreshBefore, dueBy time.Time) error
 	QueuedHosts(job string) ([]frontier.HostQueue, error)
 	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
 	Update([]frontier.Entry) error

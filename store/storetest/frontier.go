@@ -209,6 +209,8 @@ func fullEntry(e frontier.Entry) frontier.Entry {
 	e.SHA256, e.Bytes = "deadbeef", 4096
 	e.WarcID, e.WarcDate, e.WarcDigest = "<urn:uuid:0e2c1c3a-8d47-4a8e-9b0d-2f6c1d1c2a11>", T0.Add(4*time.Second), "sha256:beef"
 	e.Kind, e.LastMod, e.ListedBy = frontier.Sitemap, T0.Add(-24*time.Hour), "https://a.example/sitemap.xml"
+	e.Revisit = frontier.Revisit{Every: 36 * time.Hour, DueAt: T0.Add(30 * time.Hour), Fetches: 5, Changes: 2,
+		ChangedAt: T0.Add(-48 * time.Hour), Change: frontier.ChangeUnchanged}
 	return e
 }
 
@@ -259,7 +261,9 @@ func assertEntryEqual(t *testing.T, got, want frontier.Entry) {
 	t.Helper()
 	equalTimes(t, "",
 		timeField{"NextAt", &got.NextAt, &want.NextAt}, timeField{"FetchedAt", &got.FetchedAt, &want.FetchedAt},
-		timeField{"WarcDate", &got.WarcDate, &want.WarcDate}, timeField{"LastMod", &got.LastMod, &want.LastMod})
+		timeField{"WarcDate", &got.WarcDate, &want.WarcDate}, timeField{"LastMod", &got.LastMod, &want.LastMod},
+		timeField{"Revisit.DueAt", &got.Revisit.DueAt, &want.Revisit.DueAt},
+		timeField{"Revisit.ChangedAt", &got.Revisit.ChangedAt, &want.Revisit.ChangedAt})
 	if want.ID == 0 {
 		want.ID = got.ID
 	}

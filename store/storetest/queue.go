@@ -40,7 +40,7 @@ func testPrepare(t *testing.T, v *env) {
 		mustEnqueue(t, v.db, job, e)
 		mustEnqueue(t, v.db, "other"+job, e)
 
-		if err := v.db.Prepare(job, tt.refresh); err != nil {
+		if err := v.db.Prepare(job, tt.refresh, time.Time{}); err != nil {
 			t.Fatalf("%s: Prepare: %v", tt.name, err)
 		}
 		got, err := v.db.Get(job, e.URL)
@@ -189,5 +189,109 @@ func testBoundWait(t *testing.T, v *env) {
 	}
 	if n, err := db.BoundWait("j", "a.example", bound); err != nil || n != 0 {
 		t.Errorf("BoundWait again = %d, %v; want nothing left to move", n, err)
+	}
+}
+
+// testPrepareDue: a pass refreshes a done entry only when its revisit is
+// due (a zero dueBy, --revisit always: every one), and a gone page (dead,
+// with a due time) when it is due; a dead entry without one stays dead.
+func testPrepareDue(t *testing.T, v *env) {
+	refreshBefore, dueBy := T0.Add(time.Nanosecond), T0
+	gone := frontier.Revisit{Every: 7 * 24 * time.Hour, DueAt: T0.Add(-time.Hour), Fetches: 2, Changes: 1,
+		Change: frontier.ChangeGone}
+	tests := []struct {
+		name  string
+		state frontier.State
+		due   time.Time // the revisit's due time; zero: never learned
+		dueBy time.Time
+		want  frontier.State
+	}{
+		{"due is refreshed", frontier.Done, T0.Add(-time.Minute), dueBy, frontier.Queued},
+		{"due at the instant is refreshed", frontier.NotModified, T0, dueBy, frontier.Queued},
+		{"not due stays", frontier.Done, T0.Add(time.Minute), dueBy, frontier.Done},
+		{"not due, not-modified, stays", frontier.NotModified, T0.Add(48 * time.Hour), dueBy, frontier.NotModified},
+		{"never learned is due", frontier.Done, time.Time{}, dueBy, frontier.Queued},
+		{"always: not due is refreshed", frontier.Done, T0.Add(48 * time.Hour), time.Time{}, frontier.Queued},
+		{"gone and due is asked again", frontier.Dead, gone.DueAt, dueBy, frontier.Queued},
+		{"gone, not due, stays", frontier.Dead, T0.Add(time.Hour), dueBy, frontier.Dead},
+		{"dead without a due time stays", frontier.Dead, time.Time{}, dueBy, frontier.Dead},
+	}
+	for i, tt := range tests {
+		job := fmt.Sprintf("due%d", i)
+		e := entry("a.example", "/", 0)
+		mustEnqueue(t, v.db, job, e)
+		e.Job, e.State, e.FetchedAt, e.SHA256 = job, tt.state, T0.Add(-24*time.Hour), "aa"
+		if !tt.due.IsZero() {
+			e.Revisit = frontier.Revisit{Every: 24 * time.Hour, DueAt: tt.due, Fetches: 2, Change: frontier.ChangeUnchanged}
+			if tt.state == frontier.Dead {
+				e.Revisit = gone
+				e.Revisit.DueAt = tt.due
+			}
+		}
+		if err := v.db.Update([]frontier.Entry{e}); err != nil {
+			t.Fatalf("%s: Update: %v", tt.name, err)
+		}
+		if err := v.db.Prepare(job, refreshBefore, tt.dueBy); err != nil {
+			t.Fatalf("%s: Prepare: %v", tt.name, err)
+		}
+		got, err := v.db.Get(job, e.URL)
+		if err != nil {
+			t.Fatalf("%s: Get: %v", tt.name, err)
+		}
+		if got.State != tt.want {
+			t.Errorf("%s: after Prepare: state %s, want %s", tt.name, got.State, tt.want)
+		}
+		if got.Revisit.Fetches != e.Revisit.Fetches || !got.Revisit.DueAt.Equal(e.Revisit.DueAt) {
+			t.Errorf("%s: revisit %+v, want kept %+v", tt.name, got.Revisit, e.Revisit)
+		}
+	}
+}
+
+// testLastModRequeues: a sitemap's new lastmod after a page's last fetch
+// queues the page again, though its revisit is not due; one before it,
+// or the same again, leaves it alone.
+func testLastModRequeues(t *testing.T, v *env) {
+	fetched := T0.Add(-48 * time.Hour)
+	for i, tt := range []struct {
+		name    string
+		lastMod time.Time
+		want    frontier.State
+	}{
+		{"changed after the fetch", T0.Add(-24 * time.Hour), frontier.Queued},
+		{"changed before the fetch", T0.Add(-72 * time.Hour), frontier.Done},
+	} {
+		job := fmt.Sprintf("lastmod%d", i)
+		e := entry("a.example", "/p", 0)
+		mustEnqueue(t, v.db, job, e)
+		e.Job, e.State, e.FetchedAt, e.Attempts, e.SHA256 = job, frontier.Done, fetched, 1, "aa"
+		e.Revisit = frontier.Revisit{Every: 96 * time.Hour, DueAt: T0.Add(48 * time.Hour), Fetches: 3}
+		if err := v.db.Update([]frontier.Entry{e}); err != nil {
+			t.Fatalf("%s: Update: %v", tt.name, err)
+		}
+		listed := entry("a.example", "/p", 0)
+		listed.LastMod = tt.lastMod
+		mustEnqueue(t, v.db, job, listed)
+		got, err := v.db.Get(job, e.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAttempts := 1
+		if tt.want == frontier.Queued {
+			wantAttempts = 0
+		}
+		if got.State != tt.want || got.Attempts != wantAttempts || !got.LastMod.Equal(tt.lastMod) {
+			t.Errorf("%s: state %s attempts %d lastmod %s; want %s, %d, %s", tt.name, got.State, got.Attempts, got.LastMod, tt.want, wantAttempts, tt.lastMod)
+		}
+		if tt.want == frontier.Queued {
+			// The same lastmod again, once the page was fetched: left alone.
+			got.State, got.FetchedAt = frontier.Done, T0
+			if err := v.db.Update([]frontier.Entry{got}); err != nil {
+				t.Fatal(err)
+			}
+			mustEnqueue(t, v.db, job, listed)
+			if again, _ := v.db.Get(job, e.URL); again.State != frontier.Done {
+				t.Errorf("%s: the same lastmod again queued it: %s", tt.name, again.State)
+			}
+		}
 	}
 }

@@ -98,7 +98,7 @@ func testResume(t *testing.T, v *env) {
 	if c, err := b.Counts("j"); err != nil || c[frontier.InFlight]+c[frontier.Queued] != 2 || c[frontier.Done] != 1 {
 		t.Errorf("Counts before Prepare = %v, %v; want 1 done, 2 in flight or queued", c, err)
 	}
-	if err := b.Prepare("j", time.Time{}); err != nil {
+	if err := b.Prepare("j", time.Time{}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := b.Counts("j"); err != nil || c[frontier.Queued] != 2 || c[frontier.Done] != 1 || c[frontier.InFlight] != 0 {
@@ -163,7 +163,7 @@ func testLeftoverStates(t *testing.T, v *env) {
 	if hs, err := db.QueuedHosts("j"); err != nil || len(hs) != 1 || hs[0].Host != "c.example" || !hs[0].NextAt.Equal(hold) {
 		t.Errorf("QueuedHosts = %+v, %v; want c.example due at the hold's end", hs, err)
 	}
-	if err := db.Prepare("j", time.Time{}); err != nil {
+	if err := db.Prepare("j", time.Time{}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := db.Counts("j"); err != nil || c[frontier.Queued] != 4 {

@@ -202,3 +202,37 @@ func testSeedSource(t *testing.T, v *env) {
 		t.Errorf("PutSeedSource with a newline in an origin: nil, want an error")
 	}
 }
+
+// The WARC files each run wrote come back by job, oldest run first, each
+// path once (a path recorded again changes nothing).
+func testWarcFiles(t *testing.T, v *env) {
+	db := v.db
+	files := []frontier.WarcFile{
+		{Job: "nightly", Run: 2, Worker: "b~2", Path: "/out/warc/nightly-2-x-00000-b~2.warc.gz", At: T0.Add(time.Hour)},
+		{Job: "nightly", Run: 1, Worker: "a~1", Path: "/out/warc/nightly-1-x-00000-a~1.warc.gz", At: T0},
+		{Job: "nightly", Run: 1, Worker: "a~1", Path: "/out/warc/nightly-1-x-00001-a~1.warc.gz", At: T0.Add(time.Minute)},
+		{Job: "docs", Run: 3, Worker: "a~1", Path: "/out/warc/docs-3-x-00000-a~1.warc.gz", At: T0},
+	}
+	for _, f := range append(files, files[0]) {
+		if err := db.AddWarcFile(f); err != nil {
+			t.Fatalf("AddWarcFile %s: %v", f.Path, err)
+		}
+	}
+	got, err := db.WarcFiles("nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []frontier.WarcFile{files[1], files[2], files[0]}
+	if len(got) != len(want) {
+		t.Fatalf("WarcFiles = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Path != want[i].Path || got[i].Run != want[i].Run || got[i].Worker != want[i].Worker ||
+			got[i].Job != want[i].Job || !got[i].At.Equal(want[i].At) {
+			t.Errorf("WarcFiles[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if none, err := db.WarcFiles("other"); err != nil || len(none) != 0 {
+		t.Errorf("WarcFiles of a job without any = %v, %v", none, err)
+	}
+}

@@ -57,6 +57,8 @@ type RunReads interface {
 	GetRun(id int64) (frontier.Run, error)
 	AddFetches([]frontier.Fetch) error
 	Fetches(runID int64) ([]frontier.Fetch, error)
+	AddWarcFile(f frontier.WarcFile) error
+	WarcFiles(job string) ([]frontier.WarcFile, error)
 }
 
 // Config is how the suite reaches the store under test.
@@ -105,6 +107,8 @@ func Run(t *testing.T, c Config) {
 		{"QueuedHosts", testQueuedHosts},
 		{"UpdateWritesEverything", testUpdateWritesEverything},
 		{"Prepare", testPrepare},
+		{"PrepareRefreshesWhatIsDue", testPrepareDue},
+		{"SitemapLastModRequeuesAChangedPage", testLastModRequeues},
 		{"CountsEntriesGet", testCountsEntriesGet},
 		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
 		{"RecordWritesABatchInOneTransaction", testRecord},
@@ -122,6 +126,7 @@ func Run(t *testing.T, c Config) {
 		{"RunsRoundTrip", testRunsRoundTrip},
 		{"StoreIdentityNamesRunFolders", testStoreIdentity},
 		{"FetchesRoundTrip", testFetchesRoundTrip},
+		{"WarcFilesRoundTrip", testWarcFiles},
 		{"LastRunOfAJob", testLastRun},
 		{"SeedSourceRoundTrip", testSeedSource},
 		{"LockAndHeartbeat", testLockAndHeartbeat},
