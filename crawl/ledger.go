@@ -80,7 +80,7 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 	m := output.ManifestLine{Job: l.name, Run: l.runID,
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
-		Attempts: e.Attempts, Reason: e.Reason, Change: e.Revisit.Change,
+		Attempts: e.Attempts, Reason: e.Reason, Change: e.Revisit.Change, Usage: resp.Usage,
 	}
 	l.changes.Add(e.Revisit.Change, e.URL)
 	if resp.Header != nil {

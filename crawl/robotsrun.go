@@ -95,7 +95,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		sc.log.Info("host refused: private address", "host", h.key)
 		return
 	}
-	rb, how, fresh, err := robotscache.Settle(sc.robots, h.key, &ch.Result, h.robotsCopy, sc.cfg.RobotsTTL, now)
+	rb, how, fresh, err := ch.Settle(sc.robots, h.key, h.robotsCopy, sc.cfg.RobotsTTL, now)
 	if err != nil {
 		sc.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 	}

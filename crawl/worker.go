@@ -94,6 +94,7 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 		if w.cfg.Usage.Keep(r.host, r.url, &r.resp) && r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(w.cfg, w.out, &r, follow)
 		}
+		w.out.Refused(&r.entry, r.resp.Reason) // refused now: a body an earlier run kept goes
 		var err error
 		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry, r.start); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)

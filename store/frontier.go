@@ -296,6 +296,9 @@ func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches [
 		return 0, err
 	}
 	defer tx.Rollback()
+	if err := f.sizeCache(tx, crawlCacheKiB); err != nil {
+		return 0, fmt.Errorf("record progress: %w", err)
+	}
 	n := 0
 	if len(added) > 0 {
 		if n, err = f.enqueue(tx, job, added); err != nil {

@@ -22,6 +22,10 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
+// exclusionsVersionSQL is a crawl's one read per dispatch pass, prepared
+// on the readers.
+const exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 1`
+
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {
 	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, enqueueSQL(enqueueRows),

@@ -41,7 +41,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, 
 	}
 	if resp.StatusCode/100 != 2 {
 		if f.keep {
-			readLimited(resp.Body, f.maxBody) // what the error page said, for the record
+			readLimited(resp.Body, f.maxBody, resp.ContentLength) // what the error page said, for the record
 		}
 		return r, nil
 	}
