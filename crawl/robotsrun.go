@@ -153,5 +153,5 @@ func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
 	sc.maps.robotsSitemaps(h, sc.clock.Now())
-	sc.ledger.addListed(sc.maps.take(), sc.hosts)
+	sc.ledger.addListed(sc.maps.take(), sc.hosts, nil)
 }

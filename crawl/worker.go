@@ -37,7 +37,9 @@ type result struct {
 
 	capture warc.Capture    // the WARC record written for it (--warc)
 	newest  bool            // capture is the URL's latest to refer to
-	sitemap *sitemap.Result // what a sitemap entry's body listed
+	sitemap *sitemap.Result // what reading a sitemap entry's body found
+	listed  *sitemap.Batch  // not nil: a batch of what the sitemap lists, read so far; the request goes on
+	taken   chan struct{}   // closed once listed is in the frontier: the worker reads on
 }
 
 // startFetch starts a request for e in its own goroutine.
@@ -101,10 +103,25 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 	}()
 }
 
-// sitemap fetches r's sitemap, conditionally on hdr, and reads it.
+// sitemap fetches r's sitemap, conditionally on hdr, and reads it,
+// handing back what it lists a batch at a time: it reads on once the loop
+// has written the batch into the frontier, so that a run holds one batch
+// of a sitemap at a time. (Each worker has at most two results in the
+// channel, which has room for them.)
 func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 	go func() {
-		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr)
+		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr, &sitemap.Options{Each: func(b sitemap.Batch) {
+			taken := make(chan struct{})
+			select {
+			case w.results <- result{host: r.host, entry: r.entry, listed: &b, taken: taken}:
+			case <-ctx.Done(): // cut: the sitemap is read again
+				return
+			}
+			select {
+			case <-taken:
+			case <-ctx.Done():
+			}
+		}})
 		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}

@@ -234,6 +234,12 @@ ALTER TABLE robots ADD COLUMN tdm_body BLOB NOT NULL DEFAULT x'';
 ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
 `,
+	// 16: the sitemap whose lastmod an entry keeps, so that a page the
+	// lastmod lets a pass skip is counted for that sitemap without a run
+	// holding a map of every URL its sitemaps list.
+	15: `
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a file belongs to another application.

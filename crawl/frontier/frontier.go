@@ -104,9 +104,11 @@ type Entry struct {
 
 	// Kind is what the URL is: a page ("") or a sitemap. LastMod is the
 	// last modification a sitemap gave for the URL (the latest instant
-	// its lastmod can mean), zero when none did.
-	Kind    Kind
-	LastMod time.Time
+	// its lastmod can mean), zero when none did; ListedBy is that
+	// sitemap's URL.
+	Kind     Kind
+	LastMod  time.Time
+	ListedBy string
 
 	// Revisit is when to ask for the URL again, learned from its fetches.
 	Revisit Revisit

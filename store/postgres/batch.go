@@ -22,17 +22,17 @@ func writeBatch(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int6
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
+			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
 		args = append(args, column.RevisitArgs(e.Revisit)...)
-		q := updateSQL + `WHERE id = $28`
+		q := updateSQL + `WHERE id = $29`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $29`
+			q += ` AND state = 'in-flight' AND lease_owner = $30`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $28 AND url = $29`
+			q = updateSQL + `WHERE job = $29 AND url = $30`
 			args = append(args, e.Job, e.URL)
 		}
 		b.Queue(q, args...)

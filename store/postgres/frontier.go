@@ -15,13 +15,13 @@ import (
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod, ` + column.Revisit
+	warc_id, warc_date, warc_digest, kind, lastmod, listed_by, ` + column.Revisit
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod, listed_by`
 
 // enqueueParams is how many parameters one enqueued row takes.
-const enqueueParams = 20
+const enqueueParams = 21
 
 // enqueueRows is how many entries one INSERT carries (enqueueParams
 // each, far below PostgreSQL's 65535).
@@ -49,7 +49,7 @@ func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 
 func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (int, error) {
 	added := 0
-	lastmods := make(map[string]int64)
+	lastmods := make(map[string]listing)
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
 		es = es[len(chunk):]
@@ -69,9 +69,9 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (i
 			rows[i] = "(" + strings.Join(ph, ", ") + ")"
 			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod), e.ListedBy)
 			if !e.LastMod.IsZero() {
-				lastmods[e.URL] = toNanos(e.LastMod)
+				lastmods[e.URL] = listing{toNanos(e.LastMod), e.ListedBy}
 			}
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO frontier (`+enqueueColumns+`) VALUES `+
@@ -84,25 +84,33 @@ func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (i
 	return added, setLastMods(ctx, tx, job, lastmods)
 }
 
-// setLastMods gives existing entries the lastmod a sitemap listed anew
-// (by URL; the last one a batch gave). A done or not-modified page whose
-// new lastmod is after its last fetch is queued again, due or not.
-func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]int64) error {
+// listing is a lastmod a sitemap listed, and that sitemap.
+type listing struct {
+	lastmod int64
+	by      string
+}
+
+// setLastMods gives existing entries the lastmod a sitemap listed anew,
+// and that sitemap (by URL; the last one a batch gave). A done or
+// not-modified page whose new lastmod is after its last fetch is queued
+// again, due or not.
+func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]listing) error {
 	if len(lastmods) == 0 {
 		return nil
 	}
 	urls := make([]string, 0, len(lastmods))
 	lms := make([]int64, 0, len(lastmods))
-	for u, lm := range lastmods {
-		urls, lms = append(urls, u), append(lms, lm)
+	bys := make([]string, 0, len(lastmods))
+	for u, l := range lastmods {
+		urls, lms, bys = append(urls, u), append(lms, l.lastmod), append(bys, l.by)
 	}
-	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm,
+	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm, listed_by = u.by,
 			state = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
 				THEN 'queued' ELSE f.state END,
 			attempts = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
 				THEN 0 ELSE f.attempts END
-		FROM unnest($2::text[], $3::bigint[]) AS u(url, lm)
-		WHERE f.job = $1 AND f.url = u.url AND f.lastmod <> u.lm`, job, urls, lms)
+		FROM unnest($2::text[], $3::bigint[], $4::text[]) AS u(url, lm, by)
+		WHERE f.job = $1 AND f.url = u.url AND (f.lastmod <> u.lm OR f.listed_by <> u.by)`, job, urls, lms, bys)
 	if err != nil {
 		return fmt.Errorf("set lastmods: %w", err)
 	}
@@ -172,13 +180,13 @@ func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	return hs, err
 }
 
-// updateSQL writes back an entry ($1..$27 the fields, $28 id, or $28 job
-// and $29 url), ending any lease unless it stays in flight.
+// updateSQL writes back an entry ($1..$28 the fields, $29 id, or $29 job
+// and $30 url), ending any lease unless it stays in flight.
 const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
 	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
 	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
-	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21,
-	revisit_ns = $22, due_at = $23, fetch_count = $24, change_count = $25, changed_at = $26, last_change = $27,
+	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21, listed_by = $22,
+	revisit_ns = $23, due_at = $24, fetch_count = $25, change_count = $26, changed_at = $27, last_change = $28,
 	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
 	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
 
@@ -350,7 +358,7 @@ func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]fron
 		)
 		err := r.Scan(append([]any{&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod},
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy},
 			rv.Dest()...)...)
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate, e.Kind, e.LastMod = fromNanos(warcDate), frontier.Kind(kind), fromNanos(lastmod)

@@ -249,6 +249,11 @@ ALTER TABLE robots ADD COLUMN tdm_body BYTEA NOT NULL DEFAULT ''::bytea;
 ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
 `,
+	// 14: the sitemap whose lastmod an entry keeps, as SQLite's schema 16
+	// keeps it.
+	`
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.
