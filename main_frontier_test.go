@@ -350,7 +350,11 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	if !found {
 		t.Errorf("resumed run's report has no %s", throttled)
 	}
-	if after, _, _ := db.Load(throttled); after.LastSignal != "429" || !after.CongestionAt.Equal(st.CongestionAt) {
+	// The 429 is remembered, unless the resumed run met a signal of its
+	// own since (on a loaded machine its latency may rise): never lost.
+	after, _, _ := db.Load(throttled)
+	if kept := after.LastSignal == "429" && after.CongestionAt.Equal(st.CongestionAt); !kept &&
+		(after.LastSignal == "" || after.CongestionAt.Before(st.CongestionAt)) {
 		t.Errorf("after the resumed run the throttled host's signal is %q at %s, want the 429 of %s remembered", after.LastSignal, after.CongestionAt, st.CongestionAt)
 	}
 }
