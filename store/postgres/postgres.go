@@ -107,6 +107,7 @@ type conn struct {
 	server string       // host:port, for errors
 	lost   atomic.Int64 // entries recorded without their lease (see LeaseLost)
 	counts *trips       // transactions and round trips (see Trips)
+	runs   claimRuns    // the worker's runs of claims, by host
 
 	wake       chan struct{} // the other workers' wake-ups (see Wakes)
 	stopListen func()        // ends listen's goroutine; nil when not listening
