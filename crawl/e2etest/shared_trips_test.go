@@ -33,3 +33,40 @@ func TestSharedPageCostsFewRoundTrips(t *testing.T) {
 		t.Errorf("%d pages cost %d transactions and %d round trips, want at most 1.5 and 4 a page", pages, txs, trips)
 	}
 }
+
+// Two workers on one host at floor 0, the owner working it in runs of
+// claims and leases across several runs: every page is fetched once, and
+// no two requests are ever in flight at once (one owner at a time, its
+// runs keeping the pace).
+func TestSharedRunsTwoWorkersEveryPageOnce(t *testing.T) {
+	t.Parallel()
+	o := &ownedOrigin{}
+	const pages = 100 // more than three runs
+	reps := crawlTogether(t, pgWorkers(t, 2), o, pages, func(cfg *crawl.Config) {
+		cfg.Pace.Floor, cfg.Pace.Start, cfg.Pace.Decrease = 0, 0, 0
+	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	seen := map[string]bool{}
+	for i, h := range o.hits {
+		if seen[h.path] {
+			t.Errorf("%s fetched twice", h.path)
+		}
+		seen[h.path] = true
+		if i > 0 && h.start.Before(o.hits[i-1].end) {
+			t.Errorf("requests %d and %d overlap: two senders at once", i-1, i)
+		}
+	}
+	if len(seen) != pages {
+		t.Errorf("%d pages fetched, want %d (every page once)", len(seen), pages)
+	}
+	done := 0
+	for _, r := range reps {
+		if r != nil {
+			done = max(done, r.Frontier["done"])
+		}
+	}
+	if done != pages {
+		t.Errorf("the workers' reports count %d pages done, want %d", done, pages)
+	}
+}
