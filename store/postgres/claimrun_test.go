@@ -132,3 +132,40 @@ func TestClaimRunOfAKilledWorkerHandedBack(t *testing.T) {
 		t.Errorf("%d of a's entries never handed back", len(seen))
 	}
 }
+
+// A worker on this machine killed in a run of claims is reaped at once
+// by the next worker to start there, its hosts freed: the host still
+// waits for any slot the run may have claimed without the database.
+func TestClaimRunOfAReapedWorkerKeepsThePace(t *testing.T) {
+	t.Parallel()
+	u := newSchema(t)
+	clock := newClock()
+	a, b := mustOpen(t, u, clock), mustOpen(t, u, clock)
+	const deadPID = 1<<22 - 1 // above any pid this machine gives
+	if err := a.Acquire(frontier.Holder{PID: deadPID, Hostname: "m", Job: "j"}); err != nil {
+		t.Fatal(err)
+	}
+	const delay = 100 * time.Millisecond
+	var last time.Time
+	for i := range 5 {
+		if i > 0 {
+			clock.Advance(delay)
+		}
+		last = clock.Now()
+		if c, err := a.Claim("h.test", last, delay); err != nil || !c.OK {
+			t.Fatalf("a's claim = %+v, %v", c, err)
+		}
+	}
+	clock.Advance(delay / 2)
+	// a is killed: b starts on the same machine and reaps it.
+	if err := b.Acquire(frontier.Holder{PID: 1, Hostname: "m", Job: "j"}); err != nil {
+		t.Fatal(err)
+	}
+	if ws, err := b.Workers(time.Hour); err != nil || len(ws) != 1 {
+		t.Fatalf("workers after b started = %+v, %v; want a reaped", ws, err)
+	}
+	c, err := b.Claim("h.test", clock.Now(), delay)
+	if err != nil || c.OK || c.Wait.Before(last.Add(delay)) {
+		t.Errorf("b's claim of the reaped a's host = %+v, %v; want refused until after a's last slot %s", c, err, last.Add(delay))
+	}
+}
