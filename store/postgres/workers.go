@@ -82,7 +82,7 @@ func (rg *Registry) Workers(window time.Duration) ([]Worker, error) {
 
 // Deregister removes a worker that stops, and puts the entries it still
 // holds back in the queue for the others. It returns how many.
-func (rg *Registry) Deregister(id int64) (int, error) { return rg.deregister(id, true) }
+func (rg *Registry) Deregister(id int64) (int, error) { return rg.deregister(id, false) }
 
 // deregister is Deregister; a dead worker's hosts keep their next slot
 // no earlier than where the worker's runs of claims may have left it (see
