@@ -44,7 +44,7 @@ bench: build
 # Each fuzz target for FUZZTIME; their seed corpora also run in make test.
 FUZZTIME ?= 30s
 fuzz:
-	@for p in ./crawl/urls/ ./crawl/fetch/ ./crawl/output/ ./crawl/seeds/ ./crawl/sitemap/ ./robots/ ./pace/; do \
+	@for p in ./crawl/urls/ ./crawl/fetch/ ./crawl/output/ ./crawl/seeds/ ./crawl/sitemap/ ./crawl/usage/ ./robots/ ./pace/; do \
 		for t in $$($(GO) test -list '^Fuzz' $$p | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
 		done; \

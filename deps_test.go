@@ -172,6 +172,11 @@ var lanes = []lane{
 		"store", "store/postgres", "crawl", "cmd",
 		"database/sql", "modernc.org/sqlite", "github.com/jackc/pgx/v5",
 	}},
+	// Whether a process of this machine is alive: no store, no driver.
+	{pkg: "store/internal/proc", kind: laneStore, not: []string{
+		"store", "store/postgres", "crawl", "cmd",
+		"database/sql", "modernc.org/sqlite", "github.com/jackc/pgx/v5",
+	}},
 	{pkg: "store/postgres", kind: laneStore, not: []string{"net/http", "crawl", "cmd"},
 		notDirect: []string{"database/sql", "modernc.org/sqlite"}},
 	// Throwaway PostgreSQL schemas for tests and the bench, through pgx
@@ -182,7 +187,7 @@ var lanes = []lane{
 	// alone (crawl.Store, robotscache.Cache, pace.StateStore): it knows
 	// neither store nor any database driver.
 	{pkg: "store/storetest", kind: laneSupport, not: []string{
-		"store", "store/postgres", "store/internal/column", "cmd",
+		"store", "store/postgres", "store/internal/column", "store/internal/proc", "cmd",
 		"database/sql", "modernc.org/sqlite", "github.com/jackc/pgx/v5",
 	}},
 }

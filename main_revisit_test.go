@@ -84,3 +84,34 @@ func manifestChanges(t *testing.T, path string) map[string]string {
 	}
 	return got
 }
+
+// TestCLIStatusRevisits: polite status --host, through the binary, says
+// how many of a host's URLs are due now and within 24 h and the spread
+// of their intervals: none due right after a run whose --revisit-min
+// gave every page an hour, all of them within 24 h.
+func TestCLIStatusRevisits(t *testing.T) {
+	_, srv := serve(t, crawltest.Config{})
+	seedFile := writeFile(t, "seeds.txt", srv.URL+"/doc/1\n"+srv.URL+"/doc/2\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "polite.db")
+	args := append([]string{"crawl", "--db", db, "--out", filepath.Join(dir, "out"), "--revisit-min", "1h"}, fast...)
+	if r := run(t, "", append(args, seedFile)...); r.code != 0 {
+		t.Fatalf("crawl: exit %d\n%s", r.code, r.stderr)
+	}
+	host := srv.Listener.Addr().String()
+	st := run(t, "", "status", "--db", db, "--host", host)
+	want := "revisits       0 of 2 URLs due now, 2 more within 24h; intervals 1h / 1h / 1h (least / median / greatest of 2 learned)\n"
+	if st.code != 0 || !strings.Contains(st.stdout, want) {
+		t.Errorf("status --host %s: exit %d, want 0 and the line %q:\n%s\n%s", host, st.code, want, st.stdout, st.stderr)
+	}
+	st = run(t, "", "status", "--db", db, "--host", host, "--json")
+	var got struct{ Revisits map[string]float64 }
+	if err := json.Unmarshal([]byte(st.stdout), &got); err != nil {
+		t.Fatalf("status --host --json: %v\n%s", err, st.stdout)
+	}
+	r := got.Revisits
+	if r["urls"] != 2 || r["due_now"] != 0 || r["due_within_24h"] != 2 || r["learned"] != 2 ||
+		r["interval_min_s"] != 3600 || r["interval_median_s"] != 3600 || r["interval_max_s"] != 3600 {
+		t.Errorf("status --host --json revisits %v, want 2 URLs due within 24h, each interval an hour", r)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -102,6 +103,18 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
 		t.Errorf("report.json usage %+v, want one host with 5 excluding rules", rep.Usage)
 	}
+	// The summary names every exclusion's rule.
+	for _, rule := range []string{
+		"Content-Usage: train-ai=n",
+		"tdm-reservation header: tdm-reservation=1",
+		"tdm-reservation meta: tdm-reservation=1",
+		"robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)",
+	} {
+		if want := "1 URL of " + srv.Listener.Addr().String() + " excluded by usage preferences: train-ai refused by " + rule + "\n"; !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
 	// No refused body in the output folder or its WARC files; each left
 	// out is named in a metadata record.
 	var warcText strings.Builder
@@ -126,8 +139,46 @@ func TestCLIUsagePurpose(t *testing.T) {
 	if got := strings.Count(warcText.String(), "WARC-Type: metadata"); got != 3 {
 		t.Errorf("%d metadata records, want 3 (the refused answers)", got)
 	}
+	// Each refused answer is a metadata record naming its URL, status and
+	// rule, and never a request or response record.
+	refused := map[string]string{"/header": "Content-Usage: train-ai=n", "/tdm": "tdm-reservation", "/meta": "tdm-reservation"}
+	for p, rule := range refused {
+		var types []string
+		for _, rec := range strings.Split(warcText.String(), "WARC/1.1\r\n")[1:] {
+			if strings.Contains(rec, "\r\nWARC-Target-URI: "+srv.URL+p+"\r\n") {
+				types = append(types, warcField(rec, "WARC-Type"))
+				if warcField(rec, "WARC-Type") == "metadata" && (!strings.Contains(rec, "\r\nstatus: 200\r\n") ||
+					!strings.Contains(rec, "\r\nnot-kept: excluded by usage: train-ai refused by ") || !strings.Contains(rec, rule)) {
+					t.Errorf("%s: metadata record names no status 200 or no rule %q:\n%s", p, rule, rec)
+				}
+			}
+		}
+		if strings.Join(types, ",") != "metadata" {
+			t.Errorf("%s: records %q, want one metadata record alone", p, types)
+		}
+	}
 	if !strings.Contains(warcText.String(), "purpose: train-ai\r\n") {
 		t.Error("warcinfo names no purpose")
+	}
+
+	// A second run within --robots-ttl (another job, same database) asks
+	// for neither robots.txt nor tdmrep.json again: both come from the
+	// copy the first run kept, and tdmrep.json's path rule still keeps
+	// /tdmpath/x from being asked for.
+	args = append([]string{"crawl", "--db", filepath.Join(dir, "p.db"), "--out", filepath.Join(dir, "again"), "--job", "again",
+		"--purpose", "train-ai"}, fast...)
+	if r := run(t, "", append(args, seedFile)...); r.code != 0 {
+		t.Fatalf("second run: exit %d\n%s", r.code, clipText(r.stderr))
+	}
+	for p, want := range map[string]int{"/robots.txt": 1, "/.well-known/tdmrep.json": 1, "/tdmpath/x": 0, "/nomine/x": 0} {
+		if n := o.count(p); n != want {
+			t.Errorf("after the second run: %s requested %d times in all, want %d", p, n, want)
+		}
+	}
+	rep.Usage = nil
+	readJSON(t, filepath.Join(dir, "again", "report.json"), &rep)
+	if len(rep.Usage) != 1 || len(rep.Usage[0].Excluded) != 5 {
+		t.Errorf("second run: report.json usage %+v, want one host with 5 excluding rules", rep.Usage)
 	}
 
 	// status --host shows what the origin declared: robots.txt's lines and
@@ -135,6 +186,7 @@ func TestCLIUsagePurpose(t *testing.T) {
 	host := srv.Listener.Addr().String()
 	st := run(t, "", "status", "--db", filepath.Join(dir, "p.db"), "--host", host)
 	for _, want := range []string{"usage", "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"tdmrep.json rule 0, location /tdmpath/*: tdm-reservation=1\n",
 		"tdm-reservation header: tdm-reservation=1 (last run)", "Content-Usage: search=n (last run)"} {
 		if !strings.Contains(st.stdout, want) {
 			t.Errorf("status --host %s lacks %q:\n%s", host, want, st.stdout)
@@ -157,5 +209,81 @@ func TestCLIUsagePurpose(t *testing.T) {
 	}
 	if n := o.count("/.well-known/tdmrep.json"); n != 1 {
 		t.Errorf("without purpose: tdmrep.json requested again (%d in all, want 1)", n)
+	}
+}
+
+// warcField is the value of a WARC record's field name ("" when absent);
+// rec is the record's text after its version line.
+func warcField(rec, name string) string {
+	head, _, _ := strings.Cut(rec, "\r\n\r\n")
+	for _, line := range strings.Split(head, "\r\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// robots check --purpose explains each decision known before fetching,
+// through the binary: a robots.txt Content-Usage line, a tdmrep.json path
+// rule, and a URL neither refuses. It reads tdmrep.json with robots.txt
+// and caches both, as a crawl does, and without --purpose never asks for
+// it.
+func TestCLIRobotsCheckUsage(t *testing.T) {
+	o := &usageOrigin{hits: map[string]int{}}
+	srv := httptest.NewServer(o)
+	t.Cleanup(srv.Close)
+	db := filepath.Join(t.TempDir(), "p.db")
+	check := func(args ...string) result {
+		return run(t, "", append([]string{"robots", "check", "--db", db}, args...)...)
+	}
+	urls := []string{srv.URL + "/nomine/x", srv.URL + "/tdmpath/x", srv.URL + "/ok"}
+
+	if r := check(urls...); r.code != 0 || strings.Contains(r.stdout, "usage") {
+		t.Errorf("without --purpose: exit %d, want 0 and no usage lines\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := o.count("/.well-known/tdmrep.json"); n != 0 {
+		t.Errorf("without --purpose: tdmrep.json requested %d times, want 0", n)
+	}
+
+	for i, how := range []string{"200", "cached"} {
+		r := check(append([]string{"--purpose", "train-ai"}, urls...)...)
+		if r.code != 1 {
+			t.Fatalf("check %d: exit %d, want 1 (a purpose refused)\n%s%s", i, r.code, r.stdout, r.stderr)
+		}
+		for _, want := range []string{
+			"  tdmrep.json   " + how + "\n",
+			"  usage         robots.txt line 3: Content-Usage: /nomine/ train-ai=n\n",
+			"  purpose       train-ai refused by robots.txt line 3: Content-Usage: /nomine/ train-ai=n\n",
+			"  usage         tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)\n",
+			"  purpose       train-ai refused by tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)\n",
+			"  usage         none\n  purpose       train-ai not refused\n",
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("check %d: output lacks %q:\n%s", i, want, r.stdout)
+			}
+		}
+		if n := o.count("/.well-known/tdmrep.json"); n != 1 {
+			t.Errorf("check %d: tdmrep.json requested %d times in all, want 1 (then cached)", i, n)
+		}
+	}
+
+	r := check("--json", "--purpose", "research", srv.URL+"/tdmpath/x")
+	var js struct {
+		Results []struct {
+			Robots struct {
+				TDMRep string `json:"tdmrep_json"`
+			} `json:"robots_txt"`
+			Usage     []string `json:"usage"`
+			RefusedBy string   `json:"refused_by"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &js); err != nil || r.code != 1 || len(js.Results) != 1 ||
+		js.Results[0].Robots.TDMRep != "cached" || len(js.Results[0].Usage) != 1 ||
+		js.Results[0].RefusedBy != "research refused by tdmrep.json: tdm-reservation=1 (rule 0, location /tdmpath/*)" {
+		t.Errorf("--json: exit %d, %+v (%v)\n%s", r.code, js, err, r.stdout)
+	}
+	if n := o.count("/nomine/x") + o.count("/tdmpath/x") + o.count("/ok"); n != 0 {
+		t.Errorf("robots check requested %d pages, want none", n)
 	}
 }

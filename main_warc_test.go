@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,17 @@ func TestCLIWarc(t *testing.T) {
 		t.Fatalf("WARC files at --warc-size 4KB: %v, %v; want several", files, err)
 	}
 	slices.Sort(files)
+	// JOB-RUN-TIMESTAMP-SERIAL-WORKER.warc.gz, the worker HOST~PID: two
+	// workers writing one job into one folder never take the same name.
+	host, _ := os.Hostname()
+	host = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(host, "_")
+	host = host[:min(len(host), 60)]
+	name := regexp.MustCompile(`^archive-1-\d{8}T\d{6}Z-\d{5}-` + regexp.QuoteMeta(host) + `~\d+\.warc\.gz$`)
+	for _, f := range files {
+		if !name.MatchString(filepath.Base(f)) {
+			t.Errorf("WARC file %s, want %s", filepath.Base(f), name)
+		}
+	}
 	c := warciotest.Check(t, files...)
 	if c.Counts["warcinfo"] != len(files) || c.Counts["request"] != pages+1 || c.Counts["response"] != pages+1 {
 		t.Errorf("records %v in %d files; want a warcinfo per file and %d requests and responses (robots.txt and %d pages)",
@@ -91,6 +103,13 @@ func TestCLIWarc(t *testing.T) {
 			for _, want := range []string{"software: polite", "polite-test/1", "archive", "robots: obey"} {
 				if !strings.Contains(rec.Fields, want) {
 					t.Errorf("%s: warcinfo lacks %q:\n%s", rec.File, want, rec.Fields)
+				}
+			}
+			// An allow-list: no path (the database's, the output
+			// folder's).
+			for _, never := range []string{dir, "polite.db"} {
+				if strings.Contains(rec.Fields, never) {
+					t.Errorf("%s: warcinfo names %q:\n%s", rec.File, never, rec.Fields)
 				}
 			}
 		case "response":

@@ -65,16 +65,9 @@ type changesJSON struct {
 }
 
 func runChanges(w io.Writer, db reportDB, o *changesOptions) error {
-	run, err := findRun(db, o.Run, o.Job)
+	run, rep, err := runReportOf(db, o.Run, o.Job)
 	if err != nil {
 		return err
-	}
-	if len(run.Report) == 0 {
-		return fmt.Errorf("run %d of job %s has no report: it is still running, or it died before writing one", run.ID, run.Job)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(run.Report, &rep); err != nil {
-		return fmt.Errorf("read the report of run %d: %w", run.ID, err)
 	}
 	job := cmp.Or(rep.Job, run.Job) // the job's display name, when the report has it
 	c := rep.Changes

@@ -89,7 +89,7 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.StringVar(&o.Contact, "contact", "", "URL or address named in the User-Agent (default $POLITE_CONTACT, else $XDG_CONFIG_HOME/polite/contact)")
 	f.StringVar(&c.UserAgent, "user-agent", "", "User-Agent to send (default \"polite/VERSION (+CONTACT)\")")
 	f.StringVar(&c.RobotsAgent, "robots-agent", "", "product token for robots.txt groups (default: from the User-Agent)")
-	dur(&c.RobotsTTL, "robots-ttl", 0, 30*day, "how long a fetched robots.txt is used")
+	dur(&c.RobotsTTL, "robots-ttl", 0, 30*day, "how long a fetched robots.txt (with --purpose, tdmrep.json too) is used")
 	pos(&c.RobotsRetry, "robots-retry", time.Hour, "first wait before an unreachable robots.txt is asked again (then longer, with jitter)")
 	pos(&c.Timeout, "timeout", day, "whole-request deadline")
 	pos(&c.ConnectTimeout, "connect-timeout", time.Hour, "connect (and TLS handshake) deadline")

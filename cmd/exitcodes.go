@@ -36,6 +36,14 @@ var exitCodeHelp = map[string]string{
   1    a rule was not in the list, or the database could not be written
   2    usage error: a RULE that is no host, .domain or http(s) URL prefix
   3    crawl workers of a shared (PostgreSQL) database are live`,
+	"polite changes": `  0    shown
+  1    no run yet, no such run, the run has no report, or the database
+       could not be read
+  2    usage error: RUN is no run number`,
+	"polite wacz": `  0    written
+  1    no run yet, the job wrote no WARC files, a WARC file or its index
+       could not be read, or the file could not be written
+  2    usage error: no -o FILE.wacz`,
 	"polite robots check": `  0    every URL allowed
   1    some URL disallowed
   2    an error: a bad flag or URL, an unreadable file, database trouble`,

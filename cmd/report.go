@@ -69,16 +69,9 @@ func runReport(w io.Writer, db reportDB, o *reportOptions) error {
 	if o.JSON && o.HTML == "-" {
 		return fmt.Errorf("%w: --json and --html - both write to stdout; give --html a file", errUsage)
 	}
-	run, err := findRun(db, o.Run, o.Job)
+	run, rep, err := runReportOf(db, o.Run, o.Job)
 	if err != nil {
 		return err
-	}
-	if len(run.Report) == 0 {
-		return fmt.Errorf("run %d of job %s has no report: it is still running, or it died before writing one", run.ID, run.Job)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(run.Report, &rep); err != nil {
-		return fmt.Errorf("read the report of run %d: %w", run.ID, err)
 	}
 	switch o.HTML {
 	case "":
@@ -156,4 +149,21 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
+}
+
+// runReportOf finds the run runArg names (the newest finished one of job
+// when runArg is ""), and reads its report.
+func runReportOf(db reportDB, runArg, job string) (frontier.Run, *report.Report, error) {
+	run, err := findRun(db, runArg, job)
+	if err != nil {
+		return run, nil, err
+	}
+	if len(run.Report) == 0 {
+		return run, nil, fmt.Errorf("run %d of job %s has no report: it is still running, or it died before writing one", run.ID, run.Job)
+	}
+	rep := &report.Report{}
+	if err := json.Unmarshal(run.Report, rep); err != nil {
+		return run, nil, fmt.Errorf("read the report of run %d: %w", run.ID, err)
+	}
+	return run, rep, nil
 }

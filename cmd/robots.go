@@ -55,9 +55,11 @@ func newRobotsCheckCmd(io IO, g *globals) *cobra.Command {
 		Long: `Say for each URL whether polite may fetch it and why: the robots.txt group
 that applied (or that none did), the rule that decided with its line number,
 and the Crawl-delay, Request-rate and Sitemaps that come with it. With
---purpose, also the robots.txt Content-Usage lines that apply to the URL
-and whether they refuse a declared purpose (exit 1 when they do, as for a
-disallowed URL); see docs/usage-preferences.md.
+--purpose, also the usage rules known before fetching the URL (the
+robots.txt Content-Usage lines that apply, and the rule of the origin's
+tdmrep.json, read with robots.txt and cached with it as a crawl does; not
+with --file) and whether they refuse a declared purpose (exit 1 when they
+do, as for a disallowed URL); see docs/usage-preferences.md.
 
 Without --file the rules are the ones a crawl would use, got the same way:
 the copy cached in the database while it is fresh (--robots-ttl, or a
@@ -84,10 +86,11 @@ normalises it; then one field per line, the name padded to 14 columns:
     sitemap       https://news.example/sitemap-news.xml
 
 "none" marks a field that does not apply; there is a sitemap line per
-Sitemap of the file. With --purpose, a usage line per Content-Usage line
-that applies ("none" when none does) and a purpose line: "train-ai
-refused by robots.txt line 4: Content-Usage: / train-ai=n", or "train-ai
-not refused". --json prints {"agent", "results": [...]} instead.`,
+Sitemap of the file. With --purpose, a tdmrep.json line (how it was got:
+"cached", its status, "not read"), a usage line per rule that applies
+("none" when none does) and a purpose line: "train-ai refused by
+robots.txt line 4: Content-Usage: / train-ai=n", or "train-ai not
+refused". --json prints {"agent", "results": [...]} instead.`,
 		Example: `  polite robots check https://example.org/some/page
   polite robots check --agent archiver https://example.org/a https://example.org/b
   polite robots check --file testdata/robots/news.txt https://news.example/search?q=go
@@ -148,7 +151,7 @@ type checkResult struct {
 	CrawlDelayS float64           `json:"crawl_delay_s,omitempty"`
 	RequestRate *requestRate      `json:"request_rate,omitempty"`
 	Sitemaps    []string          `json:"sitemaps,omitempty"`
-	Usage       []string          `json:"usage,omitempty"`      // robots.txt's Content-Usage lines that apply, and how they read
+	Usage       []string          `json:"usage,omitempty"`      // the usage rules known before fetching that apply, and how they read
 	RefusedBy   string            `json:"refused_by,omitempty"` // --purpose: the purpose refused, and the rule`
 	crawlDelay  time.Duration     // for the text form
 	purposes    []usepref.Purpose // --purpose, for the text form
@@ -165,6 +168,7 @@ type checkSource struct {
 	Requests    int       `json:"requests,omitempty"`
 	FetchedAt   time.Time `json:"fetched_at,omitzero"`
 	Expires     time.Time `json:"expires,omitzero"`
+	TDMRep      string    `json:"tdmrep_json,omitempty"` // --purpose: how the origin's tdmrep.json was got
 }
 
 // requestRate is a Request-rate as robots.txt writes it, with its interval.
@@ -184,7 +188,11 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 	if err != nil {
 		return fmt.Errorf("%w: --purpose: %v", errUsage, err)
 	}
-	rulesFor, closeFn, err := opts.source(io, g, ua)
+	var policy *usepref.Policy // reads the origins' tdmrep.json for the purposes
+	if len(purposes) > 0 {
+		policy = usepref.NewPolicy(purposes, agent)
+	}
+	rulesFor, closeFn, err := opts.source(io, g, ua, policy)
 	if err != nil {
 		return err
 	}
@@ -216,7 +224,7 @@ func runRobotsCheck(ctx context.Context, io IO, g *globals, opts *robotsCheckOpt
 		if err != nil {
 			return err
 		}
-		r.checkUsage(k.rb, agent, u, purposes)
+		r.checkUsage(policy, k.rb, u)
 		disallowed = disallowed || !r.Allowed || r.RefusedBy != ""
 		results = append(results, r)
 	}
@@ -268,7 +276,7 @@ func (opts *robotsCheckOptions) check() (ua, agent string, targets []*url.URL, e
 type rulesFunc func(ctx context.Context, target string) (*robots.Robots, checkSource, error)
 
 // source returns how rules are got: from --file, or as a crawl gets them.
-func (o *robotsCheckOptions) source(io IO, g *globals, ua string) (rulesFunc, func(), error) {
+func (o *robotsCheckOptions) source(io IO, g *globals, ua string, policy *usepref.Policy) (rulesFunc, func(), error) {
 	if o.File != "" {
 		var (
 			body []byte
@@ -298,11 +306,11 @@ func (o *robotsCheckOptions) source(io IO, g *globals, ua string) (rulesFunc, fu
 	cfg.Timeout = o.Timeout
 	cfg.ConnectTimeout = min(cfg.ConnectTimeout, o.Timeout)
 	cfg.HeaderTimeout = min(cfg.HeaderTimeout, o.Timeout)
-	cfg.RobotsTTL, cfg.CAFile = o.RobotsTTL, o.CAFile
+	cfg.RobotsTTL, cfg.CAFile, cfg.Usage = o.RobotsTTL, o.CAFile, policy
 	return func(ctx context.Context, target string) (*robots.Robots, checkSource, error) {
 		rb, s, err := crawl.RobotsFor(ctx, db, cfg, target)
 		return rb, checkSource{URL: s.URL, How: s.How, Cached: s.Cached, Stale: s.Stale, Unreachable: s.Unreachable,
-			Requests: s.Requests, FetchedAt: s.FetchedAt.UTC(), Expires: s.Expires.UTC()}, err
+			Requests: s.Requests, FetchedAt: s.FetchedAt.UTC(), Expires: s.Expires.UTC(), TDMRep: s.TDMRep}, err
 	}, func() { db.Close() }, nil
 }
 

@@ -81,6 +81,9 @@ func writeChecks(w io.Writer, agent string, rs []checkResult) error {
 			field("sitemap", "none")
 		}
 		if len(r.purposes) > 0 {
+			if r.Robots.TDMRep != "" {
+				field("tdmrep.json", "%s", r.Robots.TDMRep)
+			}
 			for _, u := range r.Usage {
 				field("usage", "%s", u)
 			}

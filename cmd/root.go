@@ -58,6 +58,7 @@ func Execute() int {
 			}
 			return 0
 		}}
+	defer profile()()
 	return Main(ctx, os.Args[1:], io)
 }
 

@@ -59,7 +59,9 @@ all; piped output always has them all). Below, the exclusion list's rules
 exactly or matches only one: where its next run starts and why, what it learned, its hold,
 floor and robots.txt, and the last run's signals for it in time order
 (429s, 503s, network errors, delays raised, breaker pauses, robots.txt
-retry waits). When H matches several hosts, the table lists them; when it
+retry waits); and its revisits, over every job: how many of its URLs
+--revisit adaptive asks for again now and within 24 h, and the least,
+median and greatest interval their fetches taught. When H matches several hosts, the table lists them; when it
 matches none, status says so and exits 1.
 
 The half-lives are those each crawl stored with the host; --half-life
@@ -164,6 +166,7 @@ type statusDB interface {
 	Fetches(runID int64) ([]frontier.Fetch, error)
 	PaceGroups() ([]frontier.PaceMember, error)
 	Exclusions() ([]frontier.Exclusion, error)
+	HostRevisits(host string, now, soon time.Time) (frontier.HostRevisits, error)
 }
 
 // hostRow turns a stored state into a row: pace says where the next run

@@ -30,7 +30,29 @@ type hostStory struct {
 	hostStatus
 	DefaultFloorS float64      `json:"default_floor_s"` // --floor, where the binding floor is another
 	Robots        *robotsStory `json:"robots_txt,omitempty"`
+	Revisits      revisitStory `json:"revisits"`
 	LastRun       *runStory    `json:"last_run,omitempty"`
+}
+
+// revisitSoon is the window polite status --host counts the URLs due in.
+const revisitSoon = 24 * time.Hour
+
+// revisitStory is how the host's URLs stand in their revisit schedules,
+// over every job (store's HostRevisits).
+type revisitStory struct {
+	URLs         int     `json:"urls"`
+	Waiting      int     `json:"waiting"`        // queued, deferred or in flight: asked for at the next run
+	DueNow       int     `json:"due_now"`        // fetched, and due again now
+	DueSoon      int     `json:"due_within_24h"` // fetched, due again after now but within 24 h
+	Learned      int     `json:"learned"`        // URLs with a learned interval
+	MinEveryS    float64 `json:"interval_min_s"`
+	MedianEveryS float64 `json:"interval_median_s"`
+	MaxEveryS    float64 `json:"interval_max_s"`
+}
+
+func revisitsOf(r frontier.HostRevisits) revisitStory {
+	return revisitStory{URLs: r.URLs, Waiting: r.Waiting, DueNow: r.DueNow, DueSoon: r.DueSoon, Learned: r.Learned,
+		MinEveryS: r.MinEvery.Seconds(), MedianEveryS: r.MedianEvery.Seconds(), MaxEveryS: r.MaxEvery.Seconds()}
 }
 
 // robotsStory is the cached robots.txt of a host.
@@ -42,6 +64,7 @@ type robotsStory struct {
 	Expires     time.Time `json:"expires,omitzero"`
 	Group       string    `json:"group,omitempty"`         // the user-agent line that applies to polite; "" for none
 	Usage       []string  `json:"content_usage,omitempty"` // that group's Content-Usage lines, as written
+	TDMRep      []string  `json:"tdmrep_json,omitempty"`   // the rules of the tdmrep.json kept with it (tdmRepOf)
 	CrawlDelayS float64   `json:"crawl_delay_s,omitempty"`
 	RequestGapS float64   `json:"request_rate_gap_s,omitempty"` // Request-rate as a gap
 }
@@ -119,6 +142,11 @@ func runHostStory(w io.Writer, db statusDB, st pace.State, o *statusOptions, now
 		s.RobotsAt, s.RobotsAgeS = c.FetchedAt, max(0, now.Sub(c.FetchedAt)).Seconds()
 		s.Robots = robotsOf(c)
 	}
+	rv, err := db.HostRevisits(st.Host, now, now.Add(revisitSoon))
+	if err != nil {
+		return err
+	}
+	s.Revisits = revisitsOf(rv)
 	if s.LastRun, err = lastRunOf(db, st.Host); err != nil {
 		return err
 	}
@@ -147,6 +175,7 @@ func robotsOf(c frontier.RobotsCopy) *robotsStory {
 	for _, u := range rb.UsageRules(storyAgent) {
 		r.Usage = append(r.Usage, fmt.Sprintf("line %d: %s", u.Line, u.Text))
 	}
+	r.TDMRep = tdmRepOf(c.TDMRep)
 	return r
 }
 

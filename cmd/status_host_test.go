@@ -45,6 +45,7 @@ func storyDB(t *testing.T) *store.DB {
 	if err := db.PutRobots(c); err != nil {
 		t.Fatal(err)
 	}
+	revisitsDB(t, db)
 	start := ago(40 * time.Minute)
 	h := &report.HostStats{Host: "bucket.example.org", Requests: 9, S2xx: 6, S429: 1, Errors: 1,
 		DelayStartS: 3, DelayMaxS: 2.15, DelayEndS: 2.15, FloorS: 1, FloorSource: "crawl-delay", Robots: "parsed (200)", Stopped: "deferred: Retry-After beyond --max-retry-after",
@@ -78,6 +79,37 @@ func storyDB(t *testing.T) *store.DB {
 		}
 	}
 	return db
+}
+
+// revisitsDB gives bucket.example.org four URLs in a job: one due now,
+// one due within 24 h, one in days, one never fetched (waiting).
+func revisitsDB(t *testing.T, db *store.DB) {
+	t.Helper()
+	const h = time.Hour
+	for _, u := range []struct {
+		path  string
+		state frontier.State
+		every time.Duration
+		due   time.Duration // from now
+	}{
+		{"/a", frontier.Done, 24 * h, -h},
+		{"/b", frontier.NotModified, 36 * h, 6 * h},
+		{"/c", frontier.Done, 7 * 24 * h, 5 * 24 * h},
+		{"/d", frontier.Queued, 0, 0},
+	} {
+		e := frontier.Entry{URL: "https://bucket.example.org" + u.path, Host: "bucket.example.org"}
+		if _, err := db.Enqueue("nightly", []frontier.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+		if u.state == frontier.Queued {
+			continue
+		}
+		e.Job, e.State, e.FetchedAt, e.SHA256 = "nightly", u.state, fixedNow.Add(-20*h), "aa"
+		e.Revisit = frontier.Revisit{Every: u.every, DueAt: fixedNow.Add(u.due), Fetches: 3, Change: frontier.ChangeUnchanged}
+		if err := db.Update([]frontier.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func storyOpts(host string, asJSON bool) *statusOptions {
@@ -273,5 +305,23 @@ func TestStatusHostStoryFromFetches(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "from its fetch records") {
 		t.Errorf("story does not say where its run's signals come from:\n%s", b.String())
+	}
+}
+
+// TestRevisitText: a host with no URL, one whose URLs learned no
+// interval yet, and one with intervals from minutes to days.
+func TestRevisitText(t *testing.T) {
+	for _, tt := range []struct {
+		r    revisitStory
+		want string
+	}{
+		{revisitStory{}, "no URL with this host in any job"},
+		{revisitStory{URLs: 1, DueNow: 1}, "1 of 1 URL due now, 0 more within 24h; no interval learned yet (a URL learns one at its second fetch)"},
+		{revisitStory{URLs: 9, Waiting: 2, DueNow: 3, DueSoon: 1, Learned: 7, MinEveryS: 45, MedianEveryS: 90 * 60, MaxEveryS: 2.5 * 86400},
+			"3 of 9 URLs due now (and 2 waiting), 1 more within 24h; intervals 45.0s / 1h30m / 2.5d (least / median / greatest of 7 learned)"},
+	} {
+		if got := revisitText(tt.r); got != tt.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tt.r, got, tt.want)
+		}
 	}
 }

@@ -68,6 +68,7 @@ func writeStory(w io.Writer, s hostStory, now time.Time, loc *time.Location) err
 	writeUsageStory(tw, s)
 	fmt.Fprintf(tw, "  TTFB baseline\t%s\n", baselineCell(s.BaselineMS))
 	fmt.Fprintf(tw, "  last signal\t%s\n", signalCell(s.hostStatus, now))
+	fmt.Fprintf(tw, "  revisits\t%s\n", revisitText(s.Revisits))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -237,13 +238,16 @@ func or(s, alt string) string {
 }
 
 // writeUsageStory writes the host's declared usage preferences: its
-// cached robots.txt's Content-Usage lines, then what the last run read
-// from its answers (headers, meta, tdmrep.json); nothing when it said
-// nothing.
+// cached robots.txt's Content-Usage lines and the rules of the
+// tdmrep.json kept with it, then what the last run read from its answers
+// (headers, meta, tdmrep.json); nothing when it said nothing.
 func writeUsageStory(w io.Writer, s hostStory) {
 	if s.Robots != nil {
 		for _, u := range s.Robots.Usage {
 			fmt.Fprintf(w, "  usage\trobots.txt %s\n", u)
+		}
+		for _, u := range s.Robots.TDMRep {
+			fmt.Fprintf(w, "  usage\ttdmrep.json %s\n", u)
 		}
 	}
 	if s.LastRun != nil {
@@ -251,4 +255,35 @@ func writeUsageStory(w io.Writer, s hostStory) {
 			fmt.Fprintf(w, "  usage\t%s (last run)\n", u)
 		}
 	}
+}
+
+// revisitText says how many of a host's URLs are due, and the spread of
+// their learned intervals.
+func revisitText(r revisitStory) string {
+	if r.URLs == 0 {
+		return "no URL with this host in any job"
+	}
+	s := fmt.Sprintf("%d of %d %s due now", r.DueNow, r.URLs, plural(r.URLs, "URL", "URLs"))
+	if r.Waiting > 0 {
+		s += fmt.Sprintf(" (and %d waiting)", r.Waiting)
+	}
+	s += fmt.Sprintf(", %d more within 24h; ", r.DueSoon)
+	if r.Learned == 0 {
+		return s + "no interval learned yet (a URL learns one at its second fetch)"
+	}
+	return s + fmt.Sprintf("intervals %s / %s / %s (least / median / greatest of %d learned)",
+		intervalText(r.MinEveryS), intervalText(r.MedianEveryS), intervalText(r.MaxEveryS), r.Learned)
+}
+
+// intervalText writes a learned interval: days past two days (7d,
+// 2.5d), else hours and minutes (36h, 1h30m), seconds under a minute.
+func intervalText(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d >= 48*time.Hour:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", d.Hours()/24), ".0") + "d"
+	case d >= time.Minute:
+		return shortDuration(d.Round(time.Minute))
+	}
+	return report.HumanSeconds(sec)
 }

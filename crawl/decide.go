@@ -50,10 +50,10 @@ func decide(e frontier.Entry, resp fetch.Response, werr error, s situation) deci
 	switch st := resp.Status; {
 	case resp.Err != nil:
 		return failure(e, resp.Reason, false, s)
+	case resp.Reason.Usage(): // a 2xx or 304 whose content the site refuses to the crawl's purpose
+		return decision{fate: fateDead, state: frontier.Excluded, reason: resp.Reason}
 	case st == http.StatusNotModified:
 		return decision{fate: fateNotModified, state: frontier.NotModified}
-	case resp.Reason.Usage(): // a 2xx whose content the site refuses to the crawl's purpose
-		return decision{fate: fateDead, state: frontier.Excluded, reason: resp.Reason}
 	case st >= 200 && st < 300:
 		return decision{fate: fateDone, state: frontier.Done}
 	case st >= 300 && st < 400:

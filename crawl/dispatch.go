@@ -171,6 +171,7 @@ func (sc *scheduler) nextEntry(h *hostRun, now time.Time) (frontier.Entry, bool,
 			continue
 		}
 		if why := sc.cfg.Usage.Before(h.key, u, sc.excl.URL(e.URL)); why != "" {
+			sc.out.Refused(&e, why) // a body an earlier run kept goes
 			sc.ledger.finish(&e, frontier.Excluded, why)
 			sc.maps.excluded(e)
 			continue

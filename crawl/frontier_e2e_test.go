@@ -190,7 +190,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 		wantState    frontier.State
 		wantReason   string
 		wantAttempts int
-		wantRequests int    // -1: not checked (the client may retry a reset itself)
+		wantRequests int    // -1: not checked (the client may retry a reset itself; a request may time out unread)
 		wantSignal   string // the host's last congestion signal
 	}{
 		{"404 is dead at once", "/fail/404/always", frontier.Dead, "http-404", 1, 1, ""},
@@ -202,7 +202,7 @@ func TestRetriesAndDeadReasons(t *testing.T) {
 		{"503 once, with the pacing penalty", "/fail/503/1", frontier.Done, "", 2, 2, "503"},
 		{"429 once, with the pacing penalty", "/fail/429/1", frontier.Done, "", 2, 2, "429"},
 		{"503 until max attempts", "/fail/503/always", frontier.Dead, "http-503", 3, 3, "503"},
-		{"timeout", "/hang", frontier.Dead, "timeout", 3, 3, ""},
+		{"timeout", "/hang", frontier.Dead, "timeout", 3, -1, ""}, // on a loaded machine 150 ms may pass before the origin reads a request
 		{"connection reset", "/reset", frontier.Dead, "reset", 3, -1, ""},
 		{"too large is not retried", "/big", frontier.Dead, "too-large", 1, 1, ""},
 	}

@@ -13,6 +13,11 @@ import (
 // and the host's statistics learn from the answer (observe), decide says
 // what it means for the entry, and apply carries that out.
 func (sc *scheduler) handle(r result) {
+	if r.listed != nil {
+		sc.maps.list(r.entry, r.listed, sc.clock.Now())
+		sc.ledger.addListed(sc.maps.take(), sc.hosts, r.taken)
+		return
+	}
 	h := sc.hosts.byKey[r.host]
 	sc.work.add(-1)
 	h.grp.inflight--
@@ -49,8 +54,8 @@ func (sc *scheduler) handle(r result) {
 	})
 	sc.apply(h, e, r, d, v, now)
 	if e.Kind.IsSitemap() && sc.maps != nil {
-		sc.maps.fetched(e, r, d, now)
-		sc.ledger.addListed(sc.maps.take(), sc.hosts)
+		sc.maps.fetched(e, r, d)
+		sc.ledger.addListed(sc.maps.take(), sc.hosts, nil)
 	}
 }
 

@@ -243,7 +243,8 @@ func (s *hostSet) leave(h *hostRun, state frontier.State, l *ledger, now time.Ti
 }
 
 // lastMod gives a page's buffered entry, if its host took it already, the
-// lastmod a sitemap lists for it (e's); the frontier takes it with e.
+// lastmod a sitemap lists for it (e's, and that sitemap); the frontier
+// takes them with e.
 func (s *hostSet) lastMod(e frontier.Entry) {
 	h := s.byKey[e.Host]
 	if h == nil || e.LastMod.IsZero() {
@@ -251,7 +252,7 @@ func (s *hostSet) lastMod(e frontier.Entry) {
 	}
 	for i := range h.buf {
 		if h.buf[i].URL == e.URL {
-			h.buf[i].LastMod = e.LastMod
+			h.buf[i].LastMod, h.buf[i].ListedBy = e.LastMod, e.ListedBy
 		}
 	}
 }

@@ -25,6 +25,7 @@ type ledger struct {
 	added   []frontier.Entry
 	changed []frontier.Entry
 	fetches []frontier.Fetch
+	taken   []chan struct{} // closed once written: the workers whose sitemap batches wait read on
 
 	dead    []report.DeadURL
 	changes report.Changes         // what the fetches showed of their pages
@@ -41,11 +42,15 @@ func newLedger(job, name string) *ledger {
 func (l *ledger) add(e frontier.Entry) { l.added = append(l.added, e) }
 
 // addListed adds what the sitemaps read want queued; a page a host has
-// buffered already takes the lastmod listed (hostSet.lastMod).
-func (l *ledger) addListed(es []frontier.Entry, s *hostSet) {
+// buffered already takes the lastmod listed (hostSet.lastMod). taken, if
+// not nil, is closed once they are written.
+func (l *ledger) addListed(es []frontier.Entry, s *hostSet, taken chan struct{}) {
 	for _, e := range es {
 		l.add(e)
 		s.lastMod(e)
+	}
+	if taken != nil {
+		l.taken = append(l.taken, taken)
 	}
 }
 
@@ -75,7 +80,7 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 	m := output.ManifestLine{Job: l.name, Run: l.runID,
 		URL: e.URL, Status: resp.Status, File: e.File, SHA256: e.SHA256, Bytes: e.Bytes,
 		FetchedAt: now.UTC().Format(time.RFC3339Nano), LatencyMS: report.Millis(resp.TTFB),
-		Attempts: e.Attempts, Reason: e.Reason, Change: e.Revisit.Change,
+		Attempts: e.Attempts, Reason: e.Reason, Change: e.Revisit.Change, Usage: resp.Usage,
 	}
 	l.changes.Add(e.Revisit.Change, e.URL)
 	if resp.Header != nil {
@@ -96,16 +101,19 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 // flush writes pending frontier changes and fetch records in one Record;
 // it reports whether new entries went in (the hosts' queues changed).
 func (l *ledger) flush(f Frontier) (added bool, err error) {
-	if len(l.added)+len(l.changed)+len(l.fetches) == 0 {
-		return false, nil
+	if len(l.added)+len(l.changed)+len(l.fetches) > 0 {
+		n, err := f.Record(l.job, l.added, l.changed, l.fetches)
+		if err != nil {
+			return false, err
+		}
+		l.wait += n - frontier.Settled(l.changed)
+		added = len(l.added) > 0
+		l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
 	}
-	n, err := f.Record(l.job, l.added, l.changed, l.fetches)
-	if err != nil {
-		return false, err
+	for _, c := range l.taken {
+		close(c)
 	}
-	l.wait += n - frontier.Settled(l.changed)
-	added = len(l.added) > 0
-	l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
+	l.taken = l.taken[:0]
 	return added, nil
 }
 

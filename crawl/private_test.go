@@ -11,9 +11,10 @@ import (
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
-// TestPrivateAddressesRefused crawls a loopback seed whose pages link and
-// redirect to another loopback port, to names and literals that reach
-// loopback, and to the cloud metadata address. None of them is the seed's
+// TestPrivateAddressesRefused crawls a loopback seed whose pages link,
+// redirect and point their images (page requisites) to another loopback
+// port, to names and literals that reach loopback, and to the cloud
+// metadata address. None of them is the seed's
 // host, so none may be dialled without --allow-private; each is recorded
 // as excluded with reason private-address, at once (the refusal happens
 // before connect, so the metadata address cannot time out).
@@ -31,9 +32,10 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		"http://[::ffff:127.0.0.1]:" + port + "/v4-mapped",
 		"http://169.254.169.254/latest/meta-data/",
 	}
-	var links strings.Builder
+	var links, images strings.Builder
 	for _, u := range targets {
 		fmt.Fprintf(&links, "<a href=%q>x</a>\n", u)
+		fmt.Fprintf(&images, "<img src=%q>\n", u)
 	}
 
 	tests := []struct {
@@ -43,6 +45,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		fetched      []string // targets that must be fetched; the others excluded
 	}{
 		{name: "links", paths: []string{"/links"}},
+		{name: "page requisites", paths: []string{"/images"}},
 		{name: "redirects", paths: []string{"/redirect/0", "/redirect/1", "/redirect/2", "/redirect/3", "/redirect/4", "/redirect/5"}},
 		{name: "links with --allow-private", paths: []string{"/loopback-links"}, allowPrivate: true,
 			fetched: []string{other.URL + "/another-port", "http://localhost:" + port + "/by-name"}},
@@ -56,6 +59,9 @@ func TestPrivateAddressesRefused(t *testing.T) {
 				case p == "/links":
 					w.Header().Set("Content-Type", "text/html")
 					w.Write([]byte(links.String() + `<a href="/own">the seed's own host</a>`))
+				case p == "/images":
+					w.Header().Set("Content-Type", "text/html")
+					w.Write([]byte(images.String()))
 				case p == "/loopback-links":
 					w.Header().Set("Content-Type", "text/html")
 					fmt.Fprintf(w, "<a href=%q>a</a><a href=%q>b</a>", targets[0], targets[1])
@@ -74,7 +80,8 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			}
 			cfg := fastConfig(t, seeds...)
 			cfg.Depth, cfg.Scope, cfg.AllowPrivate = 1, urls.ScopeAny, tt.allowPrivate
-			cfg.ConnectTimeout = 2 * time.Second // a dial that got through would show as a timeout
+			cfg.Requisites = urls.RequisitesAnyHost // fetched off any host, never at a private address
+			cfg.ConnectTimeout = 2 * time.Second    // a dial that got through would show as a timeout
 			db := mustOpen(t)
 			rep, err := runBounded(t, db, cfg, 2*time.Second)
 			if err != nil {

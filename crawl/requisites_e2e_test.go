@@ -2,12 +2,14 @@ package crawl_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/polite-crawler/polite/crawl"
+	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
@@ -111,4 +113,46 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// Requisites are requests like any other: they count toward
+// --max-requests (which binds, requisites left waiting for the next run,
+// where the pages alone would have fitted) and are paced on their host, no request to it
+// starting sooner than the pace's floor after the one before.
+func TestRequisitesCountTowardBudgetsAndArePaced(t *testing.T) {
+	t.Parallel()
+	web := newFakeWeb(t)
+	_, site := web.origin("site.example", crawltest.Config{Pages: 4, Requisites: 3, Robots: "User-agent: *\nAllow: /\n"})
+	var seeds []string
+	for i := range 4 {
+		seeds = append(seeds, fmt.Sprintf("%s/page/%d", site.URL, i))
+	}
+	cfg := fastConfig(t, seeds...)
+	cfg.Requisites, cfg.MaxRequests = urls.RequisitesAnyHost, 8
+	web.use(&cfg)
+	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	hits := slices.Clone(site.hits)
+	site.mu.Unlock()
+	pages, reqs := 0, 0
+	for _, h := range hits {
+		switch {
+		case strings.HasPrefix(h.path, "/page/"):
+			pages++
+		case strings.HasPrefix(h.path, "/req/"):
+			reqs++
+		}
+	}
+	if len(hits) != 8 || reqs == 0 || !contains(rep.BudgetsBound, "max-requests") || rep.Totals.Waiting != pages*3-reqs+4-pages {
+		t.Errorf("%d requests (%d pages, %d requisites), budgets bound %v, %d waiting; want 8, requisites among them, the rest waiting",
+			len(hits), pages, reqs, rep.BudgetsBound, rep.Totals.Waiting)
+	}
+	for i := 1; i < len(hits); i++ {
+		if gap := hits[i].at.Sub(hits[i-1].at); gap < cfg.Pace.Floor {
+			t.Errorf("%s began %v after %s, under the pace's floor %v", hits[i].path, gap, hits[i-1].path, cfg.Pace.Floor)
+		}
+	}
 }

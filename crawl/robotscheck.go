@@ -14,7 +14,8 @@ import (
 
 // RobotsFor returns the robots.txt rules of target's host the way a crawl
 // with cfg gets them (see robotscache.For): cached, or fetched with cfg's
-// User-Agent, timeouts and body limit, and cached for cfg.RobotsTTL. A bad
+// User-Agent, timeouts and body limit, and cached for cfg.RobotsTTL; with
+// cfg.Usage declaring a purpose, the origin's tdmrep.json with it. A bad
 // target is an error wrapping ErrUsage.
 func RobotsFor(ctx context.Context, db robotscache.Cache, cfg Config, target string) (*robots.Robots, robotscache.Source, error) {
 	u, err := urls.Parse(target)
@@ -22,7 +23,7 @@ func RobotsFor(ctx context.Context, db robotscache.Cache, cfg Config, target str
 		return nil, robotscache.Source{}, usageErr("%v", err)
 	}
 	return robotscache.For(ctx, db, robotscache.Options{Fetch: cfg.fetchOptions(nil), Pace: cfg.Pace, Rand: cfg.Rand,
-		FloorHosts: cfg.FloorHosts, TTL: cfg.RobotsTTL, Clock: cfg.Clock}, u)
+		FloorHosts: cfg.FloorHosts, TTL: cfg.RobotsTTL, Clock: cfg.Clock, Usage: cfg.Usage}, u)
 }
 
 // RobotsDecision decides whether agent may fetch target under rb, as a

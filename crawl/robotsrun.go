@@ -95,7 +95,7 @@ func (sc *scheduler) handleRobots(h *hostRun, r result, now time.Time) {
 		sc.log.Info("host refused: private address", "host", h.key)
 		return
 	}
-	rb, how, fresh, err := robotscache.Settle(sc.robots, h.key, &ch.Result, h.robotsCopy, sc.cfg.RobotsTTL, now)
+	rb, how, fresh, err := ch.Settle(sc.robots, h.key, h.robotsCopy, sc.cfg.RobotsTTL, now)
 	if err != nil {
 		sc.log.Warn("cannot cache robots.txt", "host", h.key, "err", err)
 	}
@@ -153,5 +153,5 @@ func (sc *scheduler) useRobots(h *hostRun, rb *robots.Robots, how string) {
 		sc.log.Info("host skipped", "host", h.key, "reason", h.hold.reason)
 	}
 	sc.maps.robotsSitemaps(h, sc.clock.Now())
-	sc.ledger.addListed(sc.maps.take(), sc.hosts)
+	sc.ledger.addListed(sc.maps.take(), sc.hosts, nil)
 }

@@ -28,7 +28,7 @@ import (
 type Fetcher interface {
 	Get(ctx context.Context, u *url.URL, extra http.Header) fetch.Response
 	GetRobots(ctx context.Context, u *url.URL) fetch.Response
-	GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (fetch.Response, *sitemap.Result)
+	GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (fetch.Response, *sitemap.Result)
 }
 
 var _ Fetcher = (*fetch.Client)(nil)
@@ -86,7 +86,7 @@ func newScheduler(c *crawler) *scheduler {
 		ledger: newLedger(cfg.Job, cfg.Name()),
 		links:  discover.Discovery{Job: cfg.Job, Scope: cfg.Scope, Requisites: cfg.Requisites, Follow: cfg.Follow, Log: cfg.Logger},
 		budget: budgets{cfg: cfg},
-		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, cfg.Concurrency)},
+		work:   &workers{fetch: f, out: c.out, cfg: cfg, clock: c.clock, results: make(chan result, 2*cfg.Concurrency)},
 	}
 	sc.hosts = &hostSet{frontier: c.db, paces: c.db, shared: cfg.Shared, maxHold: cfg.Pace.MaxHold,
 		maxDuration: cfg.MaxDuration, maxRetryAfter: cfg.Pace.MaxRetryAfter, job: cfg.Job, pacer: sc.pacer, groups: c.groups,

@@ -119,3 +119,25 @@ func TestSitemapUnreadableLastModKept(t *testing.T) {
 		}
 	}
 }
+
+// A page a sitemap lists that the crawl knew otherwise (here the seed,
+// which has no parent) and skips by its lastmod on a later pass, the
+// sitemap answering 304, is counted for that sitemap: the frontier keeps
+// which sitemap gave the lastmod, the run no map of every URL listed.
+func TestSitemapUnchangedCountedForTheSitemapThatListedIt(t *testing.T) {
+	t.Parallel()
+	base, seen := sitemapSite(t, func(base string) string {
+		return urlset(base, [][2]string{{"/", "<lastmod>2024-05-01</lastmod>"}, {"/other", "<lastmod>2024-05-01</lastmod>"}})
+	})
+	db, out := mustOpen(t), t.TempDir()
+	rep := sitemapCrawl(t, db, base, out, fakeT0)
+	rep = sitemapCrawl(t, db, base, out, rep.End.Add(time.Hour))
+	if n, m := seen.get("/"), seen.get("/other"); n != 1 || m != 1 {
+		t.Errorf("/ requested %d times, /other %d, in 2 passes; want 1 each (the second skipped by lastmod)", n, m)
+	}
+	s := rep.Sitemaps
+	if s == nil || s.NotModified != 1 || s.Unchanged != 2 || len(s.Sitemaps) != 1 ||
+		!strings.HasSuffix(s.Sitemaps[0].URL, "/sitemap.xml") || s.Sitemaps[0].Unchanged != 2 {
+		t.Fatalf("pass 2: sitemaps = %+v, want /sitemap.xml alone, not modified, with both pages unchanged", s)
+	}
+}

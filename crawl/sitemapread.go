@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -14,19 +13,11 @@ import (
 // maxSitemapProblems is how many problems a sitemap's report keeps.
 const maxSitemapProblems = 5
 
-// fetched takes a sitemap's answer into the run: its statistics
-// and, when it was read, the entries it lists. It runs after apply.
-func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Time) {
-	from := "robots.txt"
-	if e.Kind == frontier.SitemapChild {
-		from = e.Parent
-	} else if e.Depth == 0 && e.Parent == "" {
-		from = "seed"
-	}
-	st := m.stats(e.URL, from)
-	if st.From == "" {
-		st.From = from
-	}
+// fetched takes a sitemap's answer into the run: its statistics (what it
+// listed was queued batch by batch, by list, as it was read). It runs
+// after apply.
+func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision) {
+	st := m.statsOf(e)
 	st.Status = r.resp.Answered()
 	switch {
 	case d.fate == fateNotModified:
@@ -34,7 +25,7 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	case d.fate == fateRedirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
 		m.stats(m.links.Target(e.URL), e.URL)
 	case d.fate == fateDone && r.sitemap != nil:
-		m.read(st, e, r.sitemap, now)
+		st.Took(r.sitemap, maxSitemapProblems)
 	case d.fate == fateDone:
 		st.Error = "no body"
 	case d.reason != "":
@@ -46,70 +37,53 @@ func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision, now time.Ti
 	}
 }
 
-// read queues what a sitemap lists: an index's sitemaps (one
-// level), a urlset's or text sitemap's pages, each as the protocol and
-// --scope allow.
-func (m *sitemapRun) read(st *report.SitemapStats, e frontier.Entry, res *sitemap.Result, now time.Time) {
-	st.Took(res, maxSitemapProblems)
-	from, _ := urls.Parse(e.URL)
-	listed := sitemap.Listed{Sitemap: e.URL}
+// statsOf returns the statistics of sitemap e, made on first use, saying
+// where it came from.
+func (m *sitemapRun) statsOf(e frontier.Entry) *report.SitemapStats {
+	from := "robots.txt"
 	if e.Kind == frontier.SitemapChild {
-		listed.Index = e.Parent
+		from = e.Parent
+	} else if e.Depth == 0 && e.Parent == "" {
+		from = "seed"
 	}
-	switch res.Kind {
-	case sitemap.Index:
-		if e.Kind == frontier.SitemapChild {
-			st.Error = "an index listed by an index: not read (the protocol allows one level)"
-			st.Refused += len(res.Sitemaps)
-			return
-		}
-		for _, s := range res.Sitemaps {
-			u, ok := m.allows(st, from, s.Loc, func(u string, rs []string) error { return sitemap.CheckChild(u, e.URL, rs) })
-			if ok {
-				m.stats(u.String(), e.URL)
-				m.queued = append(m.queued, frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
-					Kind: frontier.SitemapChild, Priority: sitemapPriority, Depth: e.Depth, Parent: e.URL, NextAt: now})
-			}
-		}
-	case sitemap.URLSet, sitemap.Text:
-		for _, p := range res.URLs {
-			u, ok := m.allows(st, from, p.Loc, func(u string, rs []string) error { return sitemap.CheckURL(u, listed, rs) })
-			if ok {
-				m.queueListed(e, u, p, now)
-			}
-		}
+	st := m.stats(e.URL, from)
+	if st.From == "" {
+		st.From = from
 	}
+	return st
 }
 
-// allows normalises a listed URL and applies check (the protocol's
-// rule, with the Sitemap lines of the URL's host's robots.txt when this
-// run knows them) and --scope; it counts the URL as queued or refused.
-func (m *sitemapRun) allows(st *report.SitemapStats, from *url.URL, loc string, check func(string, []string) error) (*url.URL, bool) {
-	u, err := urls.Parse(loc)
-	if err == nil {
-		err = check(u.String(), m.lines[urls.Host(u)])
-		if err == nil && from != nil && !urls.InScope(m.scope, from, u) {
-			err = fmt.Errorf("outside --scope %s", m.scope)
-		}
+// list queues a batch of what sitemap e lists, as it is read: an index's
+// sitemaps (one level), a urlset's or text sitemap's pages, each as the
+// protocol and --scope allow (discover.Listing). m may be nil (no
+// --sitemaps): nothing is queued.
+func (m *sitemapRun) list(e frontier.Entry, b *sitemap.Batch, now time.Time) {
+	if m == nil {
+		return
 	}
-	if err != nil {
+	st := m.statsOf(e)
+	if b.Kind == sitemap.Index && e.Kind == frontier.SitemapChild {
+		st.Error = "an index listed by an index: not read (the protocol allows one level)"
+		st.Refused += len(b.Entries)
+		return
+	}
+	es := m.listing.List(e, *b, now, func(loc string, err error) {
 		st.Refused++
 		if len(st.Problems) < maxSitemapProblems {
 			st.Problems = append(st.Problems, fmt.Sprintf("refused %s: %v", urls.Clip(urls.Redact(loc), 200), err))
 		}
-		return nil, false
+	})
+	st.URLs += len(es)
+	for _, c := range es {
+		if c.Kind == frontier.SitemapChild {
+			m.stats(c.URL, e.URL)
+		}
 	}
-	st.URLs++
-	return u, true
-}
-
-// queueListed queues a page a sitemap lists, with its priority and
-// lastmod; a known page takes the lastmod (see hostSet.lastMod).
-func (m *sitemapRun) queueListed(e frontier.Entry, u *url.URL, p sitemap.Entry, now time.Time) {
-	ne := frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
-		Priority: p.SeedPriority(), Depth: e.Depth, Parent: e.URL, NextAt: now, LastMod: p.LastModUntil}
-	m.listedBy[ne.URL] = e.URL
-	m.queued = append(m.queued, ne)
+	if m.queued == nil {
+		m.queued = es // the batch's own slice: not copied
+	} else {
+		m.queued = append(m.queued, es...)
+	}
 }
 
 // report sums the run's sitemaps; nil when none was met.

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,11 +24,6 @@ import (
 // lists that the protocol and --scope allow become entries, and a later
 // pass does not request a page whose lastmod is not after its last fetch.
 
-// sitemapPriority puts sitemaps before the pages of their host (seed and
-// sitemap priorities are within -5..5, or a seed file's small integers),
-// so that a pass reads the lastmods before it decides on the pages.
-const sitemapPriority = 1 << 20
-
 // sitemapRun is what a run learns of sitemaps, and what it does with
 // them: it queues the sitemaps robots.txt names and the URLs a sitemap
 // lists (through the ledger), and finds the pages their lastmod lets the
@@ -43,17 +39,16 @@ type sitemapRun struct {
 	robotsFor map[string]bool // hosts whose Sitemap lines were taken this run
 	byURL     map[string]*report.SitemapStats
 	order     []*report.SitemapStats
-	listedBy  map[string]string   // page URL -> the sitemap that listed it, this run
-	lines     map[string][]string // host -> the Sitemap lines of its robots.txt, once known
-	queued    []frontier.Entry    // entries to queue, until take
+	listing   discover.Listing // its Lines: host -> the Sitemap lines of its robots.txt, once known
+	queued    []frontier.Entry // entries to queue, until take
 }
 
 // newSitemapRun starts a run's sitemaps; seeds are the seeds' origins,
 // which the seed loader fills before the first request.
 func newSitemapRun(cfg *Config, seeds fetch.Origins, links *discover.Discovery) *sitemapRun {
 	return &sitemapRun{job: cfg.Job, scope: cfg.Scope, log: cfg.Logger, links: links,
-		seeds: seeds, robotsFor: map[string]bool{}, lines: map[string][]string{},
-		byURL: map[string]*report.SitemapStats{}, listedBy: map[string]string{}}
+		seeds: seeds, robotsFor: map[string]bool{}, byURL: map[string]*report.SitemapStats{},
+		listing: discover.Listing{Job: cfg.Job, Scope: cfg.Scope, Lines: map[string][]string{}}}
 }
 
 // take returns the entries the sitemaps read so far want queued, and
@@ -71,8 +66,10 @@ func (m *sitemapRun) take() []frontier.Entry {
 func (m *sitemapRun) isSeedHost(key string) bool {
 	if m.seedHosts == nil {
 		m.seedHosts = map[string]bool{}
-		for o := range m.seeds {
-			m.seedHosts[urls.Host(&url.URL{Scheme: o.Scheme, Host: net.JoinHostPort(o.Host, o.Port)})] = true
+		for o := range m.seeds { // in normal form: a default port is not spelled, as in a host's key
+			if u, err := urls.Parse(o.Scheme + "://" + net.JoinHostPort(o.Host, o.Port) + "/"); err == nil {
+				m.seedHosts[urls.Host(u)] = true
+			}
 		}
 	}
 	return m.seedHosts[key]
@@ -92,7 +89,7 @@ func (m *sitemapRun) stats(u, from string) *report.SitemapStats {
 // seedEntry makes a seed that is a sitemap an entry of that kind.
 func (m *sitemapRun) seedEntry(e *frontier.Entry, u *url.URL) {
 	if sitemap.Named(u) {
-		e.Kind, e.Priority = frontier.Sitemap, sitemapPriority
+		e.Kind, e.Priority = frontier.Sitemap, discover.SitemapPriority
 		m.stats(e.URL, "seed")
 	}
 }
@@ -104,7 +101,7 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun, now time.Time) {
 	if m == nil || h.rb == nil {
 		return
 	}
-	m.lines[h.key] = h.rb.Sitemaps()
+	m.listing.Lines[h.key] = h.rb.Sitemaps()
 	if !m.isSeedHost(h.key) || m.robotsFor[h.key] {
 		return
 	}
@@ -118,7 +115,7 @@ func (m *sitemapRun) robotsSitemaps(h *hostRun, now time.Time) {
 		}
 		m.stats(u.String(), "robots.txt")
 		m.queued = append(m.queued, frontier.Entry{Job: m.job, URL: u.String(), Host: urls.Host(u), State: frontier.Queued,
-			Kind: frontier.Sitemap, Priority: sitemapPriority, Parent: from.String(), NextAt: now})
+			Kind: frontier.Sitemap, Priority: discover.SitemapPriority, Parent: from.String(), NextAt: now})
 	}
 }
 
@@ -140,10 +137,6 @@ func (m *sitemapRun) unchanged(e frontier.Entry, onDisk func(file string) bool) 
 	if !onDisk(e.File) {
 		return false
 	}
-	by := m.listedBy[e.URL]
-	if by == "" {
-		by = e.Parent
-	}
-	m.stats(by, "").Unchanged++
+	m.stats(cmp.Or(e.ListedBy, e.Parent), "").Unchanged++ // Parent: a lastmod stored before ListedBy was
 	return true
 }

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -115,21 +117,36 @@ func TestUsageRefusesDeclaredPurpose(t *testing.T) {
 		t.Fatalf("report usage %+v, want use.example with 5 excluding rules", rep.Usage)
 	}
 
-	// Another job's run, robots.txt cached: both are read again, once,
-	// since tdmrep.json is not kept between runs.
-	cfg.Job = "again"
-	cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.TrainAI}, crawl.RobotsAgent(cfg)) // a policy serves one run
-	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, p := range s.paths() {
-		if p == "/robots.txt" {
-			n++
+	// Another job's run within --robots-ttl: robots.txt and tdmrep.json
+	// come from the copy the first run kept, and tdmrep.json's path rule
+	// still keeps /tdmpath/x from being asked for. Past --robots-ttl, both
+	// are asked for again, once.
+	for _, run := range []struct {
+		job   string
+		after time.Duration // the clock moved before the run
+		want  int           // requests for each of robots.txt and tdmrep.json, all runs
+	}{{"again", time.Hour, 1}, {"later", cfg.RobotsTTL, 2}} {
+		web.clk.Advance(run.after)
+		cfg.Job = run.job
+		cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.TrainAI}, crawl.RobotsAgent(cfg)) // a policy serves one run
+		if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if m := s.count("/.well-known/tdmrep.json"); n != 2 || m != 2 {
-		t.Errorf("after two runs: robots.txt %d, tdmrep.json %d requests; want 2 and 2", n, m)
+		n := 0
+		for _, p := range s.paths() {
+			if p == "/robots.txt" {
+				n++
+			}
+		}
+		if m := s.count("/.well-known/tdmrep.json"); n != run.want || m != run.want {
+			t.Errorf("after job %s: robots.txt %d, tdmrep.json %d requests; want %d and %d", run.job, n, m, run.want, run.want)
+		}
+		if n := s.count("/tdmpath/x"); n != 0 {
+			t.Errorf("job %s asked for /tdmpath/x (%d), which tdmrep.json refuses", run.job, n)
+		}
+		if e := mustGet(t, db, run.job, s.URL+"/tdmpath/x"); e.Reason != frontier.UsageRefused(want["/tdmpath/x"]) {
+			t.Errorf("job %s: /tdmpath/x %s %q, want excluded by %q", run.job, e.State, e.Reason, want["/tdmpath/x"])
+		}
 	}
 	shown := strings.Join(rep.Usage[0].Signals, "\n")
 	for _, w := range []string{"search=n", "future-use=y (unknown category)", "robots.txt line 3"} {
@@ -158,23 +175,76 @@ func TestUsageWithoutPurposeRecordsOnly(t *testing.T) {
 	if len(rep.Usage) != 1 || len(rep.Usage[0].Signals) < 5 || rep.Usage[0].Excluded != nil {
 		t.Errorf("report usage %+v, want every signal recorded and nothing excluded", rep.Usage)
 	}
+	// Each kept URL's manifest line names what the site said of it.
+	lines := usageLines(t, cfg.OutDir)
+	for p, want := range map[string]string{
+		"/header":   "Content-Usage: train-ai=n, future-use=y; read as train-ai=n, future-use=y (unknown category)",
+		"/tdm":      "tdm-reservation header: tdm-reservation=1 tdm-policy=https://use.example/policy.json",
+		"/meta":     "tdm-reservation meta: tdm-reservation=1",
+		"/nomine/x": "robots.txt line 3: Content-Usage: /nomine/ train-ai=n",
+		"/ok":       "Content-Usage: search=n",
+	} {
+		if l := lines[s.URL+p]; l.Reason != "" || !slices.Contains(l.Usage, want) {
+			t.Errorf("manifest %s: reason %q, usage %q; want no reason and %q among its usage", p, l.Reason, l.Usage, want)
+		}
+	}
+	if l := lines[s.URL+"/tdmpath/x"]; l.Usage != nil { // tdmrep.json is not read without a purpose
+		t.Errorf("manifest /tdmpath/x: usage %q, want none", l.Usage)
+	}
 }
 
 func manifestReasons(t *testing.T, out string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for u, l := range usageLines(t, out) {
+		m[u] = l.Reason
+	}
+	return m
+}
+
+// usageLine is what the usage tests read of a manifest line.
+type usageLine struct {
+	URL, Reason string
+	Usage       []string
+}
+
+func usageLines(t *testing.T, out string) map[string]usageLine {
 	t.Helper()
 	f, err := os.Open(filepath.Join(out, "manifest.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := map[string]string{}
+	m := map[string]usageLine{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var l struct{ URL, Reason string }
+		var l usageLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
-		m[l.URL] = l.Reason
+		m[l.URL] = l
 	}
 	return m
+}
+
+// tdmrep.json is budgeted like robots.txt: --max-requests 3 with a
+// purpose is robots.txt, tdmrep.json and one page.
+func TestUsageTDMRepCountsInBudget(t *testing.T) {
+	t.Parallel()
+	web := newFakeWeb(t)
+	s := usageSite(web)
+	cfg := fastConfig(t, s.URL+"/ok", s.URL+"/a", s.URL+"/b")
+	cfg.MaxRequests = 3
+	cfg.Usage = usage.NewPolicy([]usage.Purpose{usage.Archive}, crawl.RobotsAgent(cfg))
+	web.use(&cfg)
+	rep, err := crawl.Run(context.Background(), mustOpen(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.paths(); len(got) != 3 || got[0] != "/robots.txt" || got[1] != "/.well-known/tdmrep.json" {
+		t.Errorf("requests %q; want robots.txt, tdmrep.json and one page", got)
+	}
+	if rep.Totals.Requests != 3 {
+		t.Errorf("report counts %d requests, want 3", rep.Totals.Requests)
+	}
 }

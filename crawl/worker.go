@@ -37,7 +37,9 @@ type result struct {
 
 	capture warc.Capture    // the WARC record written for it (--warc)
 	newest  bool            // capture is the URL's latest to refer to
-	sitemap *sitemap.Result // what a sitemap entry's body listed
+	sitemap *sitemap.Result // what reading a sitemap entry's body found
+	listed  *sitemap.Batch  // not nil: a batch of what the sitemap lists, read so far; the request goes on
+	taken   chan struct{}   // closed once listed is in the frontier: the worker reads on
 }
 
 // startFetch starts a request for e in its own goroutine.
@@ -92,6 +94,7 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 		if w.cfg.Usage.Keep(r.host, r.url, &r.resp) && r.resp.Err == nil && r.resp.Status/100 == 2 {
 			keepBody(w.cfg, w.out, &r, follow)
 		}
+		w.out.Refused(&r.entry, r.resp.Reason) // refused now: a body an earlier run kept goes
 		var err error
 		if r.capture, r.newest, err = output.Archive(w.warc, r.url, r.resp, r.entry, r.start); err != nil && r.werr == nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
@@ -100,10 +103,25 @@ func (w *workers) page(ctx context.Context, r result, hdr http.Header, follow bo
 	}()
 }
 
-// sitemap fetches r's sitemap, conditionally on hdr, and reads it.
+// sitemap fetches r's sitemap, conditionally on hdr, and reads it,
+// handing back what it lists a batch at a time: it reads on once the loop
+// has written the batch into the frontier, so that a run holds one batch
+// of a sitemap at a time. (Each worker has at most two results in the
+// channel, which has room for them.)
 func (w *workers) sitemap(ctx context.Context, r result, hdr http.Header) {
 	go func() {
-		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr)
+		r.resp, r.sitemap = w.fetch.GetSitemap(ctx, r.url, hdr, &sitemap.Options{Each: func(b sitemap.Batch) {
+			taken := make(chan struct{})
+			select {
+			case w.results <- result{host: r.host, entry: r.entry, listed: &b, taken: taken}:
+			case <-ctx.Done(): // cut: the sitemap is read again
+				return
+			}
+			select {
+			case <-taken:
+			case <-ctx.Done():
+			}
+		}})
 		if _, _, err := output.Archive(w.warc, r.url, r.resp, frontier.Entry{}, r.start); err != nil {
 			r.werr = fmt.Errorf("WARC: %w", err)
 		}

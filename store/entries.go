@@ -103,7 +103,7 @@ func scanEntries(rows *sql.Rows) ([]frontier.Entry, error) {
 		)
 		err := rows.Scan(append([]any{&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod},
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy},
 			rv.Dest()...)...)
 		if err != nil {
 			return nil, err

@@ -15,3 +15,10 @@ func SetBusyTimeout(t *testing.T, d time.Duration) {
 	busyTimeout = d
 	t.Cleanup(func() { busyTimeout = old })
 }
+
+// WriterCacheKiB is the writer connection's page cache size in KiB.
+func WriterCacheKiB(db *DB) (int, error) {
+	var n int
+	err := db.c.w.QueryRow("PRAGMA cache_size").Scan(&n)
+	return -n, err
+}

@@ -15,12 +15,12 @@ var ErrNotFound = frontier.ErrNotFound
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod, ` + column.Revisit
+	warc_id, warc_date, warc_digest, kind, lastmod, listed_by, ` + column.Revisit
 
 // Enqueue adds entries that the job does not have yet (by URL) and returns
 // how many were new. Existing entries are left as they are, but for one
 // thing: a new entry's non-zero LastMod (a sitemap's lastmod, read again)
-// replaces the stored one. Each entry
+// replaces the stored one, and its ListedBy with it. Each entry
 // needs a URL and a Host; its Job and ID are ignored, and an empty State
 // means Queued. During a load (BeginLoad) the entries join its
 // transaction, and are committed with it.
@@ -51,7 +51,7 @@ func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 const enqueueRows = 64
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod, listed_by`
 
 // newColumns are what a URL new to the frontier (a seed, a link) has; the
 // other columns of enqueueColumns take their defaults (zero or empty), which is
@@ -60,7 +60,7 @@ const enqueueColumns = `job, url, host, state, attempts, next_at, priority, dept
 const newColumns = `job, url, host, state, next_at, priority, depth, hops, parent, kind`
 
 // enqueueSQL inserts n rows of enqueueColumns, skipping URLs the job has.
-func enqueueSQL(n int) string { return insertSQL(enqueueColumns, 20, n) }
+func enqueueSQL(n int) string { return insertSQL(enqueueColumns, 21, n) }
 
 // enqueueNewSQL inserts n rows of newColumns, skipping URLs the job has.
 func enqueueNewSQL(n int) string { return insertSQL(newColumns, 10, n) }
@@ -79,7 +79,7 @@ func insertSQL(columns string, width, n int) string {
 // isNew reports whether e has nothing but newColumns to store.
 func isNew(e *frontier.Entry) bool {
 	return e.Attempts == 0 && e.ETag == "" && e.LastModified == "" && e.LastStatus == 0 && e.Reason == "" &&
-		e.FetchedAt.IsZero() && e.File == "" && e.SHA256 == "" && e.Bytes == 0 && e.LastMod.IsZero()
+		e.FetchedAt.IsZero() && e.File == "" && e.SHA256 == "" && e.Bytes == 0 && e.LastMod.IsZero() && e.ListedBy == ""
 }
 
 // enqueuer inserts the entries of one transaction, a chunk of
@@ -90,11 +90,11 @@ type enqueuer struct {
 	job      string
 	full     map[bool]*sql.Stmt // by newness: enqueueRows rows
 	args     []any
-	lastmods []frontier.Entry
+	lastmods []*frontier.Entry // into the caller's slice: no copy of a batch
 }
 
 func (f *Frontier) enqueue(tx *sql.Tx, job string, es []frontier.Entry) (int, error) {
-	q := &enqueuer{c: f.conn, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 20*enqueueRows)}
+	q := &enqueuer{c: f.conn, tx: tx, job: job, full: map[bool]*sql.Stmt{}, args: make([]any, 0, 21*enqueueRows)}
 	added := 0
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
@@ -119,7 +119,7 @@ func (q *enqueuer) insert(chunk []frontier.Entry) (int, error) {
 		}
 		narrow = narrow && isNew(e)
 		if !e.LastMod.IsZero() {
-			q.lastmods = append(q.lastmods, *e)
+			q.lastmods = append(q.lastmods, e)
 		}
 	}
 	q.args = q.args[:0]
@@ -136,7 +136,7 @@ func (q *enqueuer) insert(chunk []frontier.Entry) (int, error) {
 		}
 		q.args = append(q.args, q.job, e.URL, e.Host, state, e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-			e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+			e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod), e.ListedBy)
 	}
 	res, err := q.exec(narrow, len(chunk))
 	if err != nil {
@@ -169,22 +169,23 @@ func (q *enqueuer) exec(narrow bool, n int) (sql.Result, error) {
 	return stmt.Exec(q.args...)
 }
 
-// setLastMods gives existing entries the lastmod a sitemap listed anew. A
-// done or not-modified page whose new lastmod is after its last fetch is
-// queued again, due or not: the sitemap says it changed.
-func setLastMods(tx *sql.Tx, job string, es []frontier.Entry) error {
+// setLastMods gives existing entries the lastmod a sitemap listed anew,
+// and that sitemap. A done or not-modified page whose new lastmod is
+// after its last fetch is queued again, due or not: the sitemap says it
+// changed.
+func setLastMods(tx *sql.Tx, job string, es []*frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
-	stmt, err := tx.Prepare(`UPDATE frontier SET lastmod = ?1, ` + requeueListed + `
-		WHERE job = ?2 AND url = ?3 AND lastmod <> ?1`)
+	stmt, err := tx.Prepare(`UPDATE frontier SET lastmod = ?1, listed_by = ?4, ` + requeueListed + `
+		WHERE job = ?2 AND url = ?3 AND (lastmod <> ?1 OR listed_by <> ?4)`)
 	if err != nil {
 		return fmt.Errorf("enqueue: %w", explain(err))
 	}
 	defer stmt.Close()
 	for _, e := range es {
 		lm := toNanos(e.LastMod)
-		if _, err := stmt.Exec(lm, job, e.URL); err != nil {
+		if _, err := stmt.Exec(lm, job, e.URL, e.ListedBy); err != nil {
 			return fmt.Errorf("enqueue %s: %w", e.URL, explain(err))
 		}
 	}
@@ -260,7 +261,7 @@ func (f *Frontier) update(tx *sql.Tx, es []frontier.Entry) error {
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
+			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
 		args = append(args, column.RevisitArgs(e.Revisit)...)
 		var res sql.Result
 		if e.ID != 0 {
@@ -295,6 +296,9 @@ func (f *Frontier) Record(job string, added, changed []frontier.Entry, fetches [
 		return 0, err
 	}
 	defer tx.Rollback()
+	if err := f.sizeCache(tx, crawlCacheKiB); err != nil {
+		return 0, fmt.Errorf("record progress: %w", err)
+	}
 	n := 0
 	if len(added) > 0 {
 		if n, err = f.enqueue(tx, job, added); err != nil {

@@ -248,11 +248,12 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	}
 	defer tx.Rollback()
 	var (
-		c              frontier.RobotsCopy
-		fetched, until int64
+		c                                frontier.RobotsCopy
+		fetched, until, tdmAt, tdmExpiry int64
 	)
-	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = ?`, host).
-		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
+	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at,
+		tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at FROM robots WHERE host = ?`, host).
+		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until, &c.TDMRep.Status, &c.TDMRep.Body, &tdmAt, &tdmExpiry)
 	if errors.Is(err, sql.ErrNoRows) {
 		return frontier.RobotsCopy{}, false, nil
 	}
@@ -260,6 +261,10 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 		return frontier.RobotsCopy{}, false, fmt.Errorf("load robots.txt copy %s: %w", host, explain(err))
 	}
 	c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+	c.TDMRep.FetchedAt, c.TDMRep.Expires = fromNanos(tdmAt), fromNanos(tdmExpiry)
+	if c.TDMRep.FetchedAt.IsZero() {
+		c.TDMRep = frontier.TDMRepCopy{}
+	}
 	return c, true, nil
 }
 
@@ -280,15 +285,22 @@ func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
 }
 
 func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
-	body := c.Body
+	body, tdm := c.Body, c.TDMRep.Body
 	if body == nil {
 		body = []byte{}
 	}
-	_, err := tx.Exec(`INSERT INTO robots (host, status, body, fetched_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)
+	if tdm == nil {
+		tdm = []byte{}
+	}
+	_, err := tx.Exec(`INSERT INTO robots (host, status, body, fetched_at, expires_at,
+			tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
-			fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
-		c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires))
+			fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
+			tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
+			tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`,
+		c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
+		c.TDMRep.Status, tdm, toNanos(c.TDMRep.FetchedAt), toNanos(c.TDMRep.Expires))
 	if err != nil {
 		return fmt.Errorf("store robots.txt copy %s: %w", c.Host, explain(err))
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
 )
@@ -25,6 +26,10 @@ func (s *SeedLoads) BeginLoad() error {
 	tx, err := s.beginWrite("begin load")
 	if err != nil {
 		return err
+	}
+	if err := s.sizeCache(tx, loadCacheKiB); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("begin load: %w", err)
 	}
 	s.load = tx
 	return nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store"
 )
 
 // TestLoadSharesOneTransaction: the Enqueue calls of a load are one
@@ -91,4 +92,36 @@ func TestEnqueueNewAndFullEntries(t *testing.T) {
 			t.Errorf("entry %d = %+v, %v; want %+v", i, got, err, want)
 		}
 	}
+}
+
+// TestLoadCacheShrinksOnceTheCrawlRecords: a seed load works with the
+// large page cache; the crawl's first record shrinks it back, so a long
+// crawl's memory does not carry the load's.
+func TestLoadCacheShrinksOnceTheCrawlRecords(t *testing.T) {
+	db := mustOpen(t)
+	cache := func(step string, want int) {
+		t.Helper()
+		if got, err := store.WriterCacheKiB(db); err != nil || got != want {
+			t.Fatalf("%s: writer cache = %d KiB (%v), want %d", step, got, err, want)
+		}
+	}
+	cache("opened", 8<<10)
+	if err := db.BeginLoad(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue("j", manyEntries(0, 10, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndLoad(); err != nil {
+		t.Fatal(err)
+	}
+	cache("after a load", 32<<10)
+	if _, err := db.Record("j", manyEntries(10, 1, 1), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	cache("after the first record", 8<<10)
+	if n, err := db.Record("j", manyEntries(11, 1, 1), nil, nil); err != nil || n != 1 {
+		t.Fatalf("second record = %d, %v; want 1 added", n, err)
+	}
+	cache("after the second record", 8<<10)
 }

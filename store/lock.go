@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/proc"
 )
 
 // Acquire takes the crawl lock for h. If a live crawl holds it, the error
@@ -44,7 +45,7 @@ func (l *CrawlLock) acquire(tx *sql.Tx, h frontier.Holder) error {
 		return fmt.Errorf("acquire lock: %w", explain(err))
 	case cur.PID == h.PID && cur.Hostname == h.Hostname:
 		return nil // ours already
-	case cur.Hostname == h.Hostname && !pidAlive(cur.PID):
+	case cur.Hostname == h.Hostname && !proc.Alive(cur.PID):
 		// a crawl on this machine that died without releasing: take over
 		l.warn(fmt.Sprintf("took over the crawl lock of %s: that process is gone", (&LockedError{Holder: cur}).holderText()))
 	case now.Sub(last) > frontier.Stale:

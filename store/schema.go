@@ -225,6 +225,21 @@ CREATE TABLE warc_files (
 );
 CREATE INDEX warc_files_job ON warc_files (job, run_id);
 `,
+	// 15: the origin's tdmrep.json beside its robots.txt (a crawl
+	// declaring --purpose reads both): its answer, when it was fetched and
+	// until when it stands; tdm_fetched_at 0 for none stored.
+	14: `
+ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_body BLOB NOT NULL DEFAULT x'';
+ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
+`,
+	// 16: the sitemap whose lastmod an entry keeps, so that a page the
+	// lastmod lets a pass skip is counted for that sitemap without a run
+	// holding a map of every URL its sitemaps list.
+	15: `
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a file belongs to another application.

@@ -13,7 +13,7 @@ const (
 	updateSet   = `UPDATE frontier SET host = ?, state = ?, attempts = ?, next_at = ?, priority = ?,
 		depth = ?, hops = ?, parent = ?, etag = ?, last_modified = ?, last_status = ?, reason = ?,
 		fetched_at = ?, file = ?, sha256 = ?, bytes = ?, warc_id = ?, warc_date = ?, warc_digest = ?,
-		kind = ?, lastmod = ?, revisit_ns = ?, due_at = ?, fetch_count = ?, change_count = ?,
+		kind = ?, lastmod = ?, listed_by = ?, revisit_ns = ?, due_at = ?, fetch_count = ?, change_count = ?,
 		changed_at = ?, last_change = ? `
 	updateByIDSQL  = updateSet + `WHERE id = ?`
 	updateByURLSQL = updateSet + `WHERE job = ? AND url = ?`
@@ -21,6 +21,10 @@ const (
 		bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
+
+// exclusionsVersionSQL is a crawl's one read per dispatch pass, prepared
+// on the readers.
+const exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 1`
 
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {

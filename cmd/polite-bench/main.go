@@ -17,6 +17,14 @@
 // crawl in a tenth of the time. The figures are counted by the origins
 // (crawltest.Stats), never taken from the crawler.
 //
+// The revisit scenario (-only revisit) crawls a 500-page site whose pages
+// change at mixed rates (crawltest.Nights) for ten nights with crawl.Run
+// in this process, the crawl's clock a day further each night (as the
+// nightly run's), under --revisit always and --revisit adaptive with each
+// rule crawl/revisit measures: requests against always's, and the changes
+// caught the night they happened, within two nights, and, of pages the
+// sitemap lists with lastmod, the same night, as the site counted them.
+//
 // The seeds scenario runs the binary over a 1,000,000-line seed file over
 // 200 loopback origins with --max-requests 1, then again (a resume): peak
 // RSS, and the load rate as seed lines over the time from the start of
@@ -77,7 +85,7 @@ type options struct {
 }
 
 // scenarioKeys are the names -only accepts, in the order they run.
-var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "sharedserver", "shared", "coordinator", "throughput", "seeds", "sitemaps", "scale"}
+var scenarioKeys = []string{"bucket", "cold", "queue", "ratelimit", "hosts", "hosts-long", "second", "nightly", "revisit", "sharedserver", "shared", "coordinator", "throughput", "seeds", "sitemaps", "scale"}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("polite-bench", flag.ContinueOnError)
@@ -180,6 +188,7 @@ type table struct {
 	seeds      *seedsResult
 	sitemaps   *sitemapsResult
 	scale      []scaleRun
+	revisit    []revisitRow // the revisit scenario, --revisit always first
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -195,6 +204,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"hosts-long", b.twentyHostsLong},
 		{"second", b.secondRun},
 		{"nightly", b.nightly},
+		{"revisit", b.revisits},
 		{"sharedserver", b.sharedServer},
 		{"shared", b.shared},
 		{"coordinator", b.coordinator},

@@ -324,3 +324,28 @@ func TestScaleTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisitTargets judges polite's rule against always: requests as a
+// share of always's, changes caught within two nights, lastmod changes
+// caught the same night; against issue 32's target and the aim within
+// reach.
+func TestRevisitTargets(t *testing.T) {
+	always := revisitRow{name: "always", t: crawltest.NightsTally{Requests: 1000, Changes: 100, CaughtTwo: 100, LastModChanges: 10, LastModSame: 10}}
+	for _, tc := range []struct {
+		t          crawltest.NightsTally
+		issue, aim string
+	}{
+		{crawltest.NightsTally{Requests: 400, Changes: 100, CaughtTwo: 95, LastModChanges: 10, LastModSame: 10}, "met", "met (0.400, 95.0%, 10/10)"},
+		{crawltest.NightsTally{Requests: 470, Changes: 100, CaughtTwo: 93, LastModChanges: 10, LastModSame: 10}, "NOT met", "met (0.470, 93.0%, 10/10)"},
+		{crawltest.NightsTally{Requests: 300, Changes: 100, CaughtTwo: 99, LastModChanges: 10, LastModSame: 9}, "NOT met", "NOT met (0.300, 99.0%, 9/10)"},
+		{crawltest.NightsTally{Requests: 510, Changes: 100, CaughtTwo: 99, LastModChanges: 10, LastModSame: 10}, "NOT met", "NOT met (0.510, 99.0%, 10/10)"},
+	} {
+		got := revisitTargets([]revisitRow{always, {name: "adaptive", t: tc.t}})
+		if len(got) != 2 || !strings.Contains(got[0], "same night: "+tc.issue+" (") || !strings.HasSuffix(got[1], tc.aim) {
+			t.Errorf("%+v: %q, want the issue's target %s and the aim %q", tc.t, got, tc.issue, tc.aim)
+		}
+	}
+	if got := revisitTargets(nil); got != nil {
+		t.Errorf("no revisit rows: %q, want no line", got)
+	}
+}

@@ -56,6 +56,10 @@ func (b *table) print(w io.Writer, o options, took time.Duration) {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
+	if len(b.revisit) > 0 {
+		printRevisit(w, b.revisit)
+		fmt.Fprintln(w)
+	}
 	if len(b.coord) > 0 {
 		printCoordinator(w, b.coord)
 		fmt.Fprintln(w)
@@ -173,6 +177,7 @@ func (b *table) targets(o options) []string {
 	if len(b.scale) > 0 {
 		out = append(out, scaleTarget(b.scale))
 	}
+	out = append(out, revisitTargets(b.revisit)...)
 	if len(out) == 0 {
 		out = append(out, "none ran")
 	}

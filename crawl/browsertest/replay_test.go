@@ -8,8 +8,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,7 @@ import (
 	"github.com/polite-crawler/polite/crawl"
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/crawltest"
+	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
 	"github.com/polite-crawler/polite/crawl/wacz"
 )
 
@@ -46,7 +49,7 @@ func rwpDir(t *testing.T) string {
 
 // replaySite is a small site: a home page with an image and a
 // stylesheet (which sets the background and needs a second image), a
-// redirect, a 404 and a page whose text changes with the run.
+// redirect, a 404 page and a page whose text changes with the run.
 type replaySite struct {
 	run atomic.Int32
 }
@@ -57,6 +60,7 @@ func (s *replaySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("User-agent: *\nAllow: /\n"))
 	case "/":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header()["x-replay"] = []string{"home"} // sent so, not in canonical case
 		w.Write([]byte(`<!doctype html><html><head><title>Home</title><link rel="stylesheet" href="/css/site.css"></head>
 <body><p id="marker">home</p><img id="probe" src="/img/photo.png" alt="image 1">
 <a href="/changed">changed</a> <a href="/moved">moved</a> <a href="/missing">missing</a></body></html>`))
@@ -75,7 +79,9 @@ func (s *replaySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pngOf(3, 2))
 	default:
-		http.NotFound(w, r)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`<!doctype html><html><head><title>Not found</title></head><body><p id="marker">not found</p></body></html>`))
 	}
 }
 
@@ -96,27 +102,69 @@ func pngOf(w, h int) []byte {
 // headless Chromium with the live site stopped: the home page's image has
 // its natural width and its stylesheet applies (the second run's capture
 // a revisit resolved against the first's), both versions of the changed
-// page show at their times, and no request reaches the site's address.
+// page show at their times, the redirect leads to the version of its
+// time, the 404 page shows, and no connection reaches the site's address.
+// Over plain HTTP/1.1 and over HTTPS with HTTP/1.1 (heads as read off
+// the connection, after TLS: the home page's x-replay field in the case
+// it was sent in) and over HTTPS with HTTP/2 (heads in their HTTP/1.1
+// form, WARC-Protocol: h2) alike: the service worker replays an https
+// capture from the archive without dialling it, so the site's
+// certificate is not needed in replay.
 func TestReplayInReplayWebPage(t *testing.T) {
 	rwp := rwpDir(t)
 	b := sharedChromium(t)
-	site := &replaySite{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		name, status string // status: the home page's record's status line
+		tls, h2      bool
+	}{
+		{"http/1.1", "HTTP/1.1 200 OK\r\n", false, false},
+		{"https http/1.1", "HTTP/1.1 200 OK\r\n", true, false},
+		{"https h2", "HTTP/1.1 200 \r\n", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &replaySite{}
+			srv, caFile := startReplaySite(t, site, tt.tls, tt.h2)
+			origin := srv.URL
+			stamps, files := crawlTwice(t, site, origin, caFile)
+			checkRecords(t, files, origin+"/", tt.status, tt.h2)
+			archive := packageWACZ(t, files)
+			// The live site stops; what connects to its address from now
+			// on is counted.
+			srv.Close()
+			leaked := countConnections(t, srv.Listener.Addr().String())
+			replayCases(t, b, replayPlayer(t, rwp, archive), origin, stamps)
+			if n := leaked.Load(); n != 0 {
+				t.Errorf("%d connections reached the live site's address during replay, want 0", n)
+			}
+		})
 	}
-	srv := &http.Server{Handler: site}
-	go srv.Serve(ln)
-	origin := "http://" + ln.Addr().String()
+}
 
+// startReplaySite serves site on loopback: over HTTP/1.1, or over HTTPS
+// (with HTTP/2 when h2) with a certificate of a CA made here, whose file
+// it returns.
+func startReplaySite(t *testing.T, site http.Handler, tls, h2 bool) (*httptest.Server, string) {
+	if !tls {
+		srv := httptest.NewServer(site)
+		t.Cleanup(srv.Close)
+		return srv, ""
+	}
+	ca := fetchtest.NewCA(t, "replay CA")
+	srv := fetchtest.StartTLS(t, site, fetchtest.ServerOptions{Cert: ca.Leaf(t, fetchtest.Always, "127.0.0.1"), HTTP2: h2})
+	return srv.Server, ca.WriteFile(t)
+}
+
+// crawlTwice crawls origin from its home page twice, a day apart on the
+// crawl's clock, as one job with --warc; it returns each run's timestamp
+// and the job's WARC files.
+func crawlTwice(t *testing.T, site *replaySite, origin, caFile string) (stamps, files []string) {
 	db := crawltest.OpenDB(t)
 	out := t.TempDir()
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	var stamps []string
 	for run := 1; run <= 2; run++ {
 		site.run.Store(int32(run))
 		cfg := crawltest.FastConfig(t, origin+"/")
-		cfg.Job, cfg.OutDir, cfg.Depth, cfg.AllowPrivate = "replay", out, 2, true
+		cfg.Job, cfg.OutDir, cfg.Depth, cfg.AllowPrivate, cfg.CAFile = "replay", out, 2, true, caFile
 		cfg.Warc, cfg.WarcFiles, cfg.Requisites = true, db, "any-host"
 		start := t0.Add(time.Duration(run-1) * 24 * time.Hour)
 		crawltest.OnClock(t, &cfg, clock.NewFake(start))
@@ -126,35 +174,105 @@ func TestReplayInReplayWebPage(t *testing.T) {
 		}
 		stamps = append(stamps, start.Format("20060102150405"))
 	}
-	files, err := db.WarcFiles("replay")
-	if err != nil || len(files) != 2 {
-		t.Fatalf("WARC files recorded: %v, %v; want one per run", files, err)
+	recorded, err := db.WarcFiles("replay")
+	if err != nil || len(recorded) != 2 {
+		t.Fatalf("WARC files recorded: %v, %v; want one per run", recorded, err)
 	}
+	return stamps, []string{recorded[0].Path, recorded[1].Path}
+}
+
+// checkRecords reads the WARC files: the first response record of home
+// starts with status and holds its x-replay field as sent, in lower case,
+// and every request, response and revisit record says WARC-Protocol: h2
+// when h2, none otherwise.
+func checkRecords(t *testing.T, files []string, home, status string, h2 bool) {
+	t.Helper()
+	var text strings.Builder
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(&text, zr); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	homeSeen, answers := false, 0
+	for _, rec := range strings.Split(text.String(), "WARC/1.1\r\n")[1:] {
+		head, block, _ := strings.Cut(rec, "\r\n\r\n")
+		typ := field(head, "WARC-Type")
+		if typ != "response" && typ != "revisit" && typ != "request" {
+			continue
+		}
+		answers++
+		if got := field(head, "WARC-Protocol"); (got == "h2") != h2 || (!h2 && got != "") {
+			t.Errorf("%s record of %s says WARC-Protocol %q (h2: %v)", typ, field(head, "WARC-Target-URI"), got, h2)
+		}
+		if typ == "response" && field(head, "WARC-Target-URI") == home && !homeSeen {
+			homeSeen = true
+			if !strings.HasPrefix(block, status) || !strings.Contains(block, "\r\nx-replay: home\r\n") {
+				t.Errorf("home page's record begins %.60q, want %q and the field x-replay as sent:\n%.400q", block, status, block)
+			}
+		}
+	}
+	if !homeSeen || answers < 24 {
+		t.Errorf("%d request, response and revisit records, home page's found: %v; want 24 or more, and it", answers, homeSeen)
+	}
+}
+
+// field is the value of the field name in a record's head.
+func field(head, name string) string {
+	for _, line := range strings.Split(head, "\r\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// packageWACZ writes the WARC files as one WACZ file and returns its path.
+func packageWACZ(t *testing.T, files []string) string {
 	archive := filepath.Join(t.TempDir(), "replay.wacz")
 	f, err := os.Create(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := wacz.Write(f, wacz.Package{Title: "replay", Software: "polite", Created: t0, WARCs: []string{files[0].Path, files[1].Path}}); err != nil {
+	defer f.Close()
+	created := time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC)
+	if err := wacz.Write(f, wacz.Package{Title: "replay", Software: "polite", Created: created, WARCs: files}); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	return archive
+}
 
-	// The live site stops; what asks its address from now on is counted.
-	srv.Close()
-	var leaked atomic.Int32
-	trip, err := net.Listen("tcp", ln.Addr().String())
+// countConnections listens on addr, closing and counting each connection.
+func countConnections(t *testing.T, addr string) *atomic.Int32 {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("listen again on the site's address: %v", err)
 	}
-	tripSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		leaked.Add(1)
-		http.Error(w, "the live site is stopped", http.StatusServiceUnavailable)
-	})}
-	go tripSrv.Serve(trip)
-	defer tripSrv.Close()
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	return &n
+}
 
-	player := replayPlayer(t, rwp, archive)
+// replayCases opens each capture in the player and checks what shows.
+func replayCases(t *testing.T, b *browser, player, origin string, stamps []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cases := []struct {
@@ -165,6 +283,9 @@ func TestReplayInReplayWebPage(t *testing.T) {
 		{"home page, second run (a revisit)", origin + "/", stamps[1], "home", true},
 		{"changed page, first version", origin + "/changed", stamps[0], "version 1", false},
 		{"changed page, second version", origin + "/changed", stamps[1], "version 2", false},
+		{"redirect, first run", origin + "/moved", stamps[0], "version 1", false},
+		{"redirect, second run", origin + "/moved", stamps[1], "version 2", false},
+		{"404 page", origin + "/missing", stamps[0], "not found", false},
 	}
 	for _, c := range cases {
 		tb := b.newTab(ctx, t)
@@ -184,9 +305,6 @@ func TestReplayInReplayWebPage(t *testing.T) {
 			t.Errorf("%s: image natural width %d (want 3), background %q (want rgb(1, 2, 3): the stylesheet applied)",
 				c.name, got.Width, got.Background)
 		}
-	}
-	if n := leaked.Load(); n != 0 {
-		t.Errorf("%d requests reached the live site's address during replay, want 0", n)
 	}
 }
 

@@ -94,13 +94,13 @@ func (f *Fetcher) GetRobots(ctx context.Context, u *url.URL) fetch.Response {
 	return f.Get(ctx, u, nil)
 }
 
-// GetSitemap serves a sitemap and reads its body as polite does.
-func (f *Fetcher) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (fetch.Response, *sitemap.Result) {
+// GetSitemap serves a sitemap and reads its body as polite does, within opt.
+func (f *Fetcher) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (fetch.Response, *sitemap.Result) {
 	r := f.Get(ctx, u, extra)
 	if r.Err != nil || r.Status/100 != 2 {
 		return r, nil
 	}
-	res := sitemap.Read(bytes.NewReader(r.Body), nil)
+	res := sitemap.Read(bytes.NewReader(r.Body), opt)
 	r.Body = nil
 	return r, res
 }

@@ -68,3 +68,68 @@ func TestFoundDepthsAndMaxNext(t *testing.T) {
 		t.Errorf("chain followed %q; want pages 3 and 4 only (--max-next 3)", chain)
 	}
 }
+
+// A requisite goes one hop: an HTML page's requisites are taken, an HTML
+// requisite's are not (its own links and images stay out), a
+// stylesheet's url()s and @imports are, whatever fetched it; off takes
+// none, same-host keeps to the page's host.
+func TestRequisitesOneHop(t *testing.T) {
+	u := urls.Must("https://site.example/p")
+	html := http.Header{"Content-Type": {"text/html"}}
+	css := http.Header{"Content-Type": {"text/css"}}
+	page := []byte(`<img src="/a.png"><img src="https://cdn.example/b.png"><a href="/next">n</a>`)
+	sheet := []byte(`@import "https://cdn.example/more.css"; body { background: url(/bg.png) }`)
+	tests := []struct {
+		name   string
+		mode   urls.Requisites
+		kind   frontier.Kind
+		h      http.Header
+		body   []byte
+		wanted int
+	}{
+		{"a page's, any host", urls.RequisitesAnyHost, frontier.Page, html, page, 2},
+		{"a page's, same host", urls.RequisitesSameHost, frontier.Page, html, page, 1},
+		{"a page's, off", urls.RequisitesOff, frontier.Page, html, page, 0},
+		{"an HTML requisite's: none", urls.RequisitesAnyHost, frontier.Requisite, html, page, 0},
+		{"a stylesheet requisite's", urls.RequisitesAnyHost, frontier.Requisite, css, sheet, 2},
+	}
+	for _, tt := range tests {
+		if got := Requisites(tt.mode, tt.kind, u, tt.h, tt.body); len(got) != tt.wanted {
+			t.Errorf("%s: %v, want %d", tt.name, got, tt.wanted)
+		}
+	}
+}
+
+// A requisite's redirects may leave --scope, a page's may not; a
+// requisite's chain stops after MaxRequisiteHops, a page's runs to
+// MaxHops.
+func TestRequisiteRedirects(t *testing.T) {
+	d := &Discovery{Job: "j", Scope: urls.ScopeHost, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	from := urls.Must("https://site.example/a.png")
+	req := frontier.Entry{URL: from.String(), Kind: frontier.Requisite, Depth: 1, Parent: "https://site.example/"}
+	if e, why := d.Redirect(req, from, "https://cdn.example/a.png", now); e == nil || why != "" || e.Kind != frontier.Requisite || e.Hops != 1 {
+		t.Errorf("a requisite's redirect off scope: %+v, %q; want a requisite entry one hop on", e, why)
+	}
+	page := req
+	page.Kind = frontier.Page
+	if e, why := d.Redirect(page, from, "https://cdn.example/other", now); e != nil || why != "" {
+		t.Errorf("a page's redirect off scope: %+v, %q; want none", e, why)
+	}
+	for _, tt := range []struct {
+		kind frontier.Kind
+		hops int
+		ok   bool
+	}{
+		{frontier.Requisite, MaxRequisiteHops - 1, true},
+		{frontier.Requisite, MaxRequisiteHops, false},
+		{frontier.Page, MaxRequisiteHops, true},
+		{frontier.Page, MaxHops, false},
+	} {
+		e := req
+		e.Kind, e.Hops, e.URL = tt.kind, tt.hops, "https://site.example/hop"+string(rune('a'+tt.hops))
+		got, why := d.Redirect(e, urls.Must(e.URL), "/next"+string(rune('a'+tt.hops)), now)
+		if (got != nil) != tt.ok || !tt.ok && why != frontier.ReasonTooManyRedirects {
+			t.Errorf("%s at hop %d: %+v, %q; want followed: %v", tt.kind, tt.hops, got, why, tt.ok)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func newCapture(req *http.Request, resp *http.Response, body []byte, cut bool, n
 	}
 	c := &Capture{At: at, IP: note.addr(), Request: warc.RequestHead(req), Head: head, Payload: body, Cut: cut}
 	if resp.ProtoMajor == 2 {
-		c.Protocol = "h2"
+		c.Protocol, c.Request = "h2", warc.LowerNames(c.Request)
 	}
 	return c
 }

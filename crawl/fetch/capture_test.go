@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/polite-crawler/polite/crawl/fetch/fetchtest"
 )
 
 // With --warc an encoded answer is kept as it came: the record's payload
@@ -58,6 +61,7 @@ func TestCaptureKeepsTheBodyAsSent(t *testing.T) {
 // status line and fields in the server's order and case, past an interim
 // 100 answer; a chunked answer's Transfer-Encoding is dropped with its
 // chunking. Two requests on one kept-alive connection each get their own.
+// Over TLS too: the head is read after decryption, the same way.
 func TestCaptureKeepsTheHeadAsReceived(t *testing.T) {
 	t.Parallel()
 	answers := []string{
@@ -68,11 +72,42 @@ func TestCaptureKeepsTheHeadAsReceived(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nx-lower: a\r\nETag: \"v1\"\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\n",
 		"HTTP/1.1 404 Not Found\r\nServer: odd\r\ncontent-type: text/plain\r\n\r\n",
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ca := fetchtest.NewCA(t, "capture CA")
+	for _, scheme := range []string{"http", "https"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		cfg := DefaultOptions()
+		cfg.AllowPrivate = true
+		if scheme == "https" {
+			ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{ca.Leaf(t, fetchtest.Always, "127.0.0.1")}})
+			cfg.CAFile = ca.WriteFile(t)
+		}
+		conns := serveAnswers(ln, answers)
+		f := mustNew(t, cfg)
+		t.Cleanup(f.Close)
+		f.KeepExchanges()
+		for i, path := range []string{"/a", "/b"} {
+			u, _ := url.Parse(scheme + "://" + ln.Addr().String() + path)
+			r := f.Get(context.Background(), u, nil)
+			if r.Capture == nil {
+				t.Fatalf("%s %s: no capture (%v)", scheme, path, r.Err)
+			}
+			if string(r.Capture.Head) != want[i] || r.Capture.Protocol != "" {
+				t.Errorf("%s %s: head\n%q, protocol %q; want\n%q, none", scheme, path, r.Capture.Head, r.Capture.Protocol, want[i])
+			}
+		}
+		if n := conns.Load(); n != 1 {
+			t.Errorf("%s: the two requests came on %d connections, want one kept alive", scheme, n)
+		}
 	}
-	defer ln.Close()
+}
+
+// serveAnswers answers the requests of each connection ln accepts with
+// answers, in turn, as they are written; it counts the connections.
+func serveAnswers(ln net.Listener, answers []string) *atomic.Int32 {
 	var conns atomic.Int32
 	go func() {
 		for {
@@ -93,23 +128,46 @@ func TestCaptureKeepsTheHeadAsReceived(t *testing.T) {
 			}()
 		}
 	}()
-	cfg := DefaultOptions()
-	cfg.AllowPrivate = true
-	f := mustNew(t, cfg)
-	t.Cleanup(f.Close)
-	f.KeepExchanges()
-	for i, path := range []string{"/a", "/b"} {
-		u, _ := url.Parse("http://" + ln.Addr().String() + path)
-		r := f.Get(context.Background(), u, nil)
-		if r.Capture == nil {
-			t.Fatalf("%s: no capture (%v)", path, r.Err)
+	return &conns
+}
+
+// An answer over HTTP/2 has no head in bytes: its record keeps the
+// HTTP/1.1 form of what came, "HTTP/1.1 200 " and the field names in
+// lower case as HTTP/2 sends them, and says h2 (WARC-Protocol); a secret
+// request's cookies are redacted there too. Its request is written in
+// HTTP/1.1 form too, its names in lower case.
+func TestCaptureOverHTTP2(t *testing.T) {
+	t.Parallel()
+	ca := fetchtest.NewCA(t, "h2 CA")
+	srv := fetchtest.StartTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header()["ETag"] = []string{`"v2"`}
+		w.Header().Set("Set-Cookie", "session=s3cr3t")
+		w.Write([]byte("hello over " + r.Proto))
+	}), fetchtest.ServerOptions{Cert: ca.Leaf(t, fetchtest.Always, "127.0.0.1"), HTTP2: true})
+	for _, secret := range []bool{false, true} {
+		cfg := DefaultOptions()
+		cfg.AllowPrivate, cfg.CAFile = true, ca.WriteFile(t)
+		cookie := "session=s3cr3t"
+		if secret {
+			cfg.Headers, cookie = Headers{{Name: "Authorization", Value: "Bearer t0ken", Secret: true}}, Redacted
 		}
-		if string(r.Capture.Head) != want[i] {
-			t.Errorf("%s: head\n%q, want\n%q", path, r.Capture.Head, want[i])
+		f := mustNew(t, cfg)
+		t.Cleanup(f.Close)
+		f.KeepExchanges()
+		f.Origins().Add(mustURLOf(t, srv.URL))
+		r := f.Get(context.Background(), mustURLOf(t, srv.URL+"/"), nil)
+		if r.Err != nil || r.Capture == nil || string(r.Body) != "hello over HTTP/2.0" || r.Credentials != secret {
+			t.Fatalf("secret %v: %q, %v, capture %v, credentials sent %v", secret, r.Body, r.Err, r.Capture, r.Credentials)
 		}
-	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("the two requests came on %d connections, want one kept alive", n)
+		want := "HTTP/1.1 200 \r\ncontent-length: 19\r\ncontent-type: text/html\r\ndate: " + r.Header.Get("Date") +
+			"\r\netag: \"v2\"\r\nset-cookie: " + cookie + "\r\n\r\n"
+		if got := string(r.Capture.Head); got != want || r.Capture.Protocol != "h2" {
+			t.Errorf("secret %v: head\n%q, protocol %q; want\n%q, h2", secret, got, r.Capture.Protocol, want)
+		}
+		if req := string(r.Capture.Request); !strings.HasPrefix(req, "GET / HTTP/1.1\r\nhost: ") || !strings.Contains(req, "\r\nuser-agent: ") {
+			t.Errorf("secret %v: request head %q, want its HTTP/1.1 form with lower-case names", secret, req)
+		}
 	}
 }
 

@@ -5,19 +5,14 @@
 package fetch
 
 import (
-	"compress/flate"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/netip"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +88,7 @@ type Response struct {
 	Err      error
 	Reason   frontier.Reason // classified failure: "" on an HTTP answer
 	Detail   string          // a refused TLS handshake in words (Refusal): "certificate expired on ..."
+	Usage    []string        // what the site said of the use of this resource, as shown (crawl/usage's Policy.Keep); nil for nothing
 
 	// Credentials says a secret header of the operator's went with the
 	// request; the answer's Set-Cookie is then Redacted.
@@ -126,6 +122,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 		TLSClientConfig:        tc,
 		Proxy:                  g.proxyFor,
 		DialContext:            dialHeads(g.dial),
+		DialTLSContext:         dialTLSHeads(g.dial, tc, cfg.ConnectTimeout, g.isProxy),
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
@@ -245,141 +242,6 @@ func (f *Client) send(ctx context.Context, u *url.URL, extra http.Header) (*http
 		r.Sent = *t
 	}
 	return resp, r
-}
-
-// ErrBadEncoding is a compressed body that does not decode.
-var ErrBadEncoding = errors.New("body does not decode")
-
-// MaxBodyLimit is the largest --max-body: a body is held whole in memory
-// before it is written, once per request in flight.
-const MaxBodyLimit = 1 << 30
-
-// readChunk is how much of a body is read at a time: what a request holds
-// grows with the bytes that arrive, never with what Content-Length claims.
-const readChunk = 32 << 10
-
-// readBody reads and decodes a body of at most max bytes: over max it fails
-// with errTooLarge, or with truncate returns the first max bytes; cut says
-// the body was over max, and the bytes read (at most max) come back with
-// errTooLarge too, for the WARC record. An identity body whose
-// Content-Length is over max fails before it is read.
-// An empty body is empty whatever its Content-Encoding says (a 304 or 204
-// may carry the header of the body it stands for).
-func readBody(resp *http.Response, max int64, truncate bool) (data []byte, cut bool, err error) {
-	body := newPeekReader(resp.Body)
-	var rd io.Reader = body
-	identity := false
-	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); enc {
-	case "", "identity":
-		identity = true
-	case "gzip", "x-gzip", "deflate":
-		if len(body.peek(1)) == 0 {
-			break
-		}
-		if enc == "deflate" {
-			rd = newDeflateReader(body)
-			break
-		}
-		zr, err := gzip.NewReader(body)
-		if err != nil {
-			return nil, false, decodeErr(err)
-		}
-		defer zr.Close()
-		rd = zr
-	default:
-		// An encoding we did not ask for: keep the bytes as sent.
-	}
-	if identity && !truncate && resp.ContentLength > max {
-		return nil, true, ErrTooLarge
-	}
-	data, over, err := readLimited(rd, max)
-	switch {
-	case err != nil:
-		return nil, false, decodeErr(err)
-	case over && truncate:
-		return data, true, nil
-	case over:
-		return data, true, ErrTooLarge
-	case identity && resp.ContentLength >= 0 && int64(len(data)) != resp.ContentLength:
-		// net/http reports a short body itself; a body that is not the
-		// length announced is never kept as whole.
-		return nil, false, fmt.Errorf("body of %d bytes, %d announced: %w", len(data), resp.ContentLength, io.ErrUnexpectedEOF)
-	}
-	return data, false, nil
-}
-
-// readLimited reads r to its end in chunks of readChunk bytes, keeping at
-// most max; over reports that more than max bytes came (reading stops
-// there). No length is computed past max, whatever max is.
-func readLimited(r io.Reader, max int64) (data []byte, over bool, err error) {
-	chunk := make([]byte, readChunk)
-	for {
-		n, rerr := r.Read(chunk)
-		if n > 0 {
-			if room := max - int64(len(data)); int64(n) > room {
-				return append(data, chunk[:room]...), true, nil
-			}
-			data = append(data, chunk[:n]...)
-		}
-		switch {
-		case rerr == io.EOF:
-			return data, false, nil
-		case rerr != nil:
-			return nil, false, rerr
-		}
-	}
-}
-
-// decodeErr marks the errors of a decoder (not of the connection under it)
-// as ErrBadEncoding.
-func decodeErr(err error) error {
-	var corrupt flate.CorruptInputError
-	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
-		return fmt.Errorf("%w: %v", ErrBadEncoding, err)
-	}
-	return err
-}
-
-// newDeflateReader reads "deflate" bodies, which servers send either as
-// zlib (RFC 1950, as the spec says) or as raw DEFLATE.
-func newDeflateReader(r io.Reader) io.Reader {
-	br := newPeekReader(r)
-	head := br.peek(2)
-	if len(head) == 2 && head[0]&0x0f == 8 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 {
-		// zlib header: skip it; flate reads the rest (the checksum is ignored).
-		br.skip(2)
-	}
-	return flate.NewReader(br)
-}
-
-type peekReader struct {
-	r   io.Reader
-	buf []byte
-}
-
-func newPeekReader(r io.Reader) *peekReader { return &peekReader{r: r} }
-
-func (p *peekReader) peek(n int) []byte {
-	for len(p.buf) < n {
-		b := make([]byte, n-len(p.buf))
-		m, err := p.r.Read(b)
-		p.buf = append(p.buf, b[:m]...)
-		if err != nil {
-			break
-		}
-	}
-	return p.buf
-}
-
-func (p *peekReader) skip(n int) { p.buf = p.buf[min(n, len(p.buf)):] }
-
-func (p *peekReader) Read(b []byte) (int, error) {
-	if len(p.buf) > 0 {
-		n := copy(b, p.buf)
-		p.buf = p.buf[n:]
-		return n, nil
-	}
-	return p.r.Read(b)
 }
 
 // GetRobots fetches a robots.txt: like get, but a body over

@@ -216,12 +216,18 @@ func proxyDialAddr(p *url.URL) string {
 	return net.JoinHostPort(p.Hostname(), port)
 }
 
+// isProxy reports whether addr is the dial address of a proxy of the user's.
+func (g *guard) isProxy(addr string) bool {
+	_, ok := g.proxies.Load(addr)
+	return ok
+}
+
 // dial is the transport's DialContext hook. A server's name is dialled at
 // the addresses the Resolver gives, each in turn within the connect
 // timeout, so the dial policy (denyPrivate) judges the address the crawl
 // paces; a proxy is dialled as the user named it.
 func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	_, isProxy := g.proxies.Load(addr)
+	isProxy := g.isProxy(addr)
 	d := g.guarded
 	if isProxy || dialModeOf(ctx) == dialPrivate {
 		d = g.dialer

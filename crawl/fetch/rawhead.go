@@ -3,9 +3,11 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // The WARC response record keeps an HTTP/1.x answer's head as it came
@@ -15,17 +17,57 @@ import (
 // request that keeps its exchange arms its connection when it gets it
 // (httptrace's GotConn), and the bytes read after that, up to the blank
 // line that ends the head (past any 1xx interim answer), are the head.
-// Over TLS the transport wraps the connection itself, so the bytes read
-// here are not the head: HTTPS and HTTP/2 answers keep the rebuilt head.
+// Over TLS the client makes the handshake itself (dialTLSHeads), so the
+// headConn reads the bytes after decryption: HTTPS answers are recorded
+// the same way. HTTP/2 sends no such bytes (its fields come compressed in
+// binary frames): its answers keep the head rebuilt (warc.ResponseHead).
+
+type dialFunc = func(context.Context, string, string) (net.Conn, error)
 
 // dialHeads dials with dial and records heads on the connections.
-func dialHeads(dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+func dialHeads(dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		return &headConn{Conn: c}, nil
+	}
+}
+
+// dialTLSHeads is the transport's TLS dial: dial, then the handshake
+// with cfg (offering h2 and http/1.1) within timeout. An HTTP/1.1
+// connection comes back as a headConn over the TLS connection; one that
+// negotiated h2, or one to a proxy, as the *tls.Conn itself, which the
+// transport needs to speak HTTP/2 or to tunnel.
+func dialTLSHeads(dial dialFunc, cfg *tls.Config, timeout time.Duration, isProxy func(string) bool) dialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		raw, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c := cfg.Clone()
+		if c.ServerName == "" {
+			c.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		proxy := isProxy(addr)
+		if c.NextProtos = []string{"h2", "http/1.1"}; proxy {
+			c.NextProtos = []string{"http/1.1"}
+		}
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		tc := tls.Client(raw, c)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		if proxy || tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return tc, nil
+		}
+		return &headConn{Conn: tc}, nil
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 	"github.com/polite-crawler/polite/crawl/sitemap"
 )
 
-// getSitemap fetches a sitemap and reads its body as a stream within the
-// protocol's limits, by the request's deadline; the body is not kept,
-// but for the WARC record (--warc): the bytes as sent, up to what the
-// reader took (more, and the record says it was cut).
-func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) (r Response, listed *sitemap.Result) {
+// GetSitemap fetches a sitemap and reads its body as a stream within the
+// protocol's limits (and opt's: with opt.Each, its entries are handed
+// over a batch at a time as they are read), by the request's deadline;
+// the body is not kept, but for the WARC record (--warc): the bytes as
+// sent, up to what the reader took (more, and the record says it was cut).
+func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header, opt *sitemap.Options) (r Response, listed *sitemap.Result) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	resp, r := f.send(ctx, u, extra)
@@ -40,7 +41,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 	}
 	if resp.StatusCode/100 != 2 {
 		if f.keep {
-			readLimited(resp.Body, f.maxBody) // what the error page said, for the record
+			readLimited(resp.Body, f.maxBody, resp.ContentLength) // what the error page said, for the record
 		}
 		return r, nil
 	}
@@ -60,7 +61,7 @@ func (f *Client) GetSitemap(ctx context.Context, u *url.URL, extra http.Header) 
 	case "deflate":
 		rd = newDeflateReader(body)
 	}
-	res := sitemap.Read(rd, nil)
+	res := sitemap.Read(rd, opt)
 	r.Duration = f.now().Sub(r.Start)
 	return r, res
 }

@@ -49,3 +49,17 @@ type Revisit struct {
 	ChangedAt time.Time     // the last fetch that showed a change (or new)
 	Change    Change        // what its last fetch showed
 }
+
+// HostRevisits is how a host's URLs stand in their revisit schedules,
+// over every job (polite status --host): what the next pass asks of it
+// now and within the next hours, and the spread of what its fetches
+// taught.
+type HostRevisits struct {
+	URLs    int // the host's URLs, every job's
+	Waiting int // queued, deferred or in flight: asked for at the next run, whatever their schedule
+	DueNow  int // fetched, and due again: their interval has passed, or a sitemap lastmod is after their fetch
+	DueSoon int // fetched, and due again after now but within the window asked for
+	Learned int // URLs with a learned interval (fetched twice or more)
+	// The least, median (the lower of two) and greatest learned interval.
+	MinEvery, MedianEvery, MaxEvery time.Duration
+}

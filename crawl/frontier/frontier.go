@@ -104,9 +104,11 @@ type Entry struct {
 
 	// Kind is what the URL is: a page ("") or a sitemap. LastMod is the
 	// last modification a sitemap gave for the URL (the latest instant
-	// its lastmod can mean), zero when none did.
-	Kind    Kind
-	LastMod time.Time
+	// its lastmod can mean), zero when none did; ListedBy is that
+	// sitemap's URL.
+	Kind     Kind
+	LastMod  time.Time
+	ListedBy string
 
 	// Revisit is when to ask for the URL again, learned from its fetches.
 	Revisit Revisit
@@ -192,9 +194,21 @@ func (r Run) Died(now time.Time) bool {
 	return r.EndedAt.IsZero() && now.Sub(last) > Stale
 }
 
-// RobotsCopy is a stored robots.txt fetch.
+// RobotsCopy is a stored robots.txt fetch, and the fetch of the origin's
+// tdmrep.json that a crawl declaring a purpose makes with it.
 type RobotsCopy struct {
 	Host      string
+	Status    int
+	Body      []byte
+	FetchedAt time.Time
+	Expires   time.Time
+	TDMRep    TDMRepCopy
+}
+
+// TDMRepCopy is a stored /.well-known/tdmrep.json fetch (TDMRep's usage
+// preferences); its zero value is none stored: never asked for, or the
+// origin did not answer.
+type TDMRepCopy struct {
 	Status    int
 	Body      []byte
 	FetchedAt time.Time

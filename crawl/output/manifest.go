@@ -18,4 +18,5 @@ type ManifestLine struct {
 	Location    string          `json:"location,omitempty"`
 	Reason      frontier.Reason `json:"reason,omitempty"`
 	Change      frontier.Change `json:"change,omitempty"`
+	Usage       []string        `json:"usage,omitempty"` // the usage preferences that applied to the answer, as shown
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/urls"
 )
 
@@ -250,6 +251,20 @@ func (o *Dir) Write(rel string, data []byte) error {
 func (o *Dir) Has(rel string) bool {
 	_, err := o.root.Stat(rel)
 	return err == nil
+}
+
+// Refused drops the body e keeps when why refuses the URL's content to
+// the crawl's purpose (a usage preference, frontier.UsageRefused): the
+// file an earlier run wrote is deleted, and e keeps no file, hash, size
+// or validators (a conditional request would ask for a body polite no
+// longer has). Its WARC capture stays: that record is in an earlier
+// file. Any other reason leaves e as it is.
+func (o *Dir) Refused(e *frontier.Entry, why frontier.Reason) {
+	if !why.Usage() || e.File == "" {
+		return
+	}
+	o.Remove(e.File)
+	e.File, e.SHA256, e.Bytes, e.ETag, e.LastModified = "", "", 0, "", ""
 }
 
 // Remove deletes the body stored under rel ("HOST/NAME", as an entry

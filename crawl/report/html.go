@@ -98,6 +98,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <li><b>{{.Totals.Retries}}</b><span>retries</span></li>
 <li{{if .Totals.Throttled}} class="bad"{{end}}><b>{{.Totals.Throttled}}</b><span>throttled (429/503)</span></li>
 <li><b>{{bytes .Totals.Bytes}}</b><span>downloaded</span></li>
+{{with .Totals}}{{if .Requisites}}<li><b>{{.Requisites}}</b><span>{{plural .Requisites "requisite" "requisites"}} from {{.RequisiteHosts}} {{plural .RequisiteHosts "host" "hosts"}}</span></li>{{end}}{{end}}
 </ul>
 
 <h2>Hosts: what they answered</h2>

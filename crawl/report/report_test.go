@@ -231,6 +231,27 @@ func TestNiceTicks(t *testing.T) {
 	}
 }
 
+// The page requisites a run fetched are counted apart, in report.html as
+// in the summary ("7 requisites from 2 hosts"); a run without any says
+// nothing of them.
+func TestRequisitesCounted(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{7, 0} {
+		r := sampleReport()
+		r.Totals.Requisites, r.Totals.RequisiteHosts = n, 2
+		var page, text bytes.Buffer
+		if err := r.WriteHTML(&page); err != nil {
+			t.Fatal(err)
+		}
+		r.WriteText(&text)
+		html := strings.Contains(page.String(), "<li><b>7</b><span>requisites from 2 hosts</span></li>")
+		summary := strings.Contains(text.String(), "of them 7 requisites from 2 hosts")
+		if html != (n > 0) || summary != (n > 0) || n == 0 && (strings.Contains(page.String(), "requisite") || strings.Contains(text.String(), "requisite")) {
+			t.Errorf("%d requisites: report.html counts them: %v, the summary: %v; want %v", n, html, summary, n > 0)
+		}
+	}
+}
+
 func TestWriteHTML(t *testing.T) {
 	t.Parallel()
 	r := sampleReport()

@@ -38,17 +38,26 @@ type SitemapStats struct {
 }
 
 // Took takes in what reading the sitemap found: its kind, size, bad
-// entries, the error that cut it and its first problems (at most max).
+// entries, the error that cut it and its first problems, before the
+// problems noted while it was read (URLs refused), at most max in all.
 func (s *SitemapStats) Took(res *sitemap.Result, max int) {
 	s.Kind, s.Gzip, s.Bytes, s.Bad, s.NoLastMod = res.Kind.String(), res.Gzip, res.Bytes, res.Skipped, res.NoLastMod
 	if err := res.Err(); err != nil {
 		s.Error = err.Error()
 	}
+	noted := s.Problems
+	s.Problems = nil
 	for i, p := range res.Problems {
 		if i == max {
 			break
 		}
 		s.Problems = append(s.Problems, p.String())
+	}
+	for _, p := range noted {
+		if len(s.Problems) >= max {
+			break
+		}
+		s.Problems = append(s.Problems, p)
 	}
 }
 

@@ -11,6 +11,7 @@ package revisit
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -56,12 +57,37 @@ const (
 // once a week.
 const DefaultMax = 7 * 24 * time.Hour
 
+// Rule is how a fetch moves a URL's interval. The crawl's is Halve; the
+// others are measured beside it (polite-bench's revisit scenario and
+// BenchmarkTenNights), not offered as a setting.
+type Rule string
+
+// The rules.
+const (
+	// Halve: unchanged multiplies the interval by Grow, changed by Shrink.
+	Halve Rule = ""
+	// Nutch: as Nutch's AdaptiveFetchSchedule with its defaults
+	// (inc_rate 0.4, dec_rate 0.2): unchanged x1.4, changed x0.8.
+	Nutch Rule = "nutch"
+	// Rate: a URL never seen changing grows as with Halve; one seen
+	// changing is asked for RatePerChange times per change its history
+	// shows: its change rate estimated from its fetches and changes as
+	// Cho and Garcia-Molina's estimator does (Estimating frequency of
+	// change, 2003), over the gap since its last fetch.
+	Rate Rule = "rate"
+)
+
+// RatePerChange is how many fetches the Rate rule spends per expected
+// change: 2 asks for a page twice as often as it is estimated to change.
+const RatePerChange = 2
+
 // Policy is a crawl's revisit settings. Min is also --refresh's old
 // meaning: no URL is asked for again within Min of its last fetch, in
-// either mode. A zero Max means no maximum.
+// either mode. A zero Max means no maximum. The zero Rule is the crawl's.
 type Policy struct {
 	Mode     Mode
 	Min, Max time.Duration
+	Rule     Rule
 }
 
 // Validate refuses settings no schedule can keep.
@@ -73,6 +99,8 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("--revisit-min and --revisit-max must not be negative")
 	case p.Max > 0 && p.Min > p.Max:
 		return fmt.Errorf("--revisit-min %s is over --revisit-max %s", p.Min, p.Max)
+	case p.Rule != Halve && p.Rule != Nutch && p.Rule != Rate:
+		return fmt.Errorf("revisit rule %q: want nutch, rate or none", p.Rule)
 	}
 	return nil
 }
@@ -140,7 +168,7 @@ func (p Policy) Observe(prev frontier.Entry, status int, sha string, now time.Ti
 	if ch == frontier.ChangeChanged || ch == frontier.ChangeGone {
 		r.Changes++
 	}
-	r.Every = p.next(r.Every, gap(prev.FetchedAt, now), ch)
+	r.Every = p.next(r, gap(prev.FetchedAt, now), ch)
 	r.DueAt = now.Add(p.wait(r.Every))
 	return r
 }
@@ -160,7 +188,11 @@ func gap(last, now time.Time) time.Duration {
 // than its interval (a run skipped, a long --revisit-min) learns from the
 // gap it actually stayed the same for; one that changed learns from the
 // shorter of the two, the longest it is known to have been stale.
-func (p Policy) next(every, gap time.Duration, ch frontier.Change) time.Duration {
+func (p Policy) next(r frontier.Revisit, gap time.Duration, ch frontier.Change) time.Duration {
+	every, grow, shrink := r.Every, Grow, Shrink
+	if p.Rule == Nutch {
+		grow, shrink = 1.4, 0.8
+	}
 	var d time.Duration
 	switch ch {
 	case frontier.ChangeNew:
@@ -173,15 +205,36 @@ func (p Policy) next(every, gap time.Duration, ch frontier.Change) time.Duration
 	case frontier.ChangeNotDue:
 		return every // not fetched: nothing learned
 	case frontier.ChangeUnchanged:
-		d = scale(max(every, gap), Grow)
+		d = scale(max(every, gap), grow)
+		if p.Rule == Rate && r.Changes > 0 {
+			d = rateInterval(r, gap)
+		}
 	case frontier.ChangeChanged:
 		base := every
 		if base == 0 || (gap > 0 && gap < base) {
 			base = gap
 		}
-		d = scale(base, Shrink)
+		d = scale(base, shrink)
+		if p.Rule == Rate {
+			d = rateInterval(r, gap)
+		}
 	}
 	return p.clamp(d)
+}
+
+// rateInterval is the Rate rule's interval for r, a history with at
+// least one change, after a fetch gap after the last: Cho and
+// Garcia-Molina's estimate of the change rate from n checks that saw X
+// changes, -ln((n-X+0.5)/(n+0.5)) per gap, and RatePerChange fetches per
+// change at that rate.
+func rateInterval(r frontier.Revisit, gap time.Duration) time.Duration {
+	n := float64(max(r.Fetches-1, 1)) // the first fetch saw the page new: no check
+	x := min(float64(r.Changes), n)
+	perGap := -math.Log((n - x + 0.5) / (n + 0.5))
+	if gap <= 0 || perGap <= 0 {
+		return gap
+	}
+	return scale(gap, 1/(perGap*RatePerChange))
 }
 
 // wait is how long after a fetch a URL with interval every is due: the

@@ -1,6 +1,7 @@
 package revisit
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -174,5 +175,46 @@ func TestHugeIntervalsBounded(t *testing.T) {
 	r := (Policy{}).Observe(prev, 304, "", t0.Add(time.Hour))
 	if r.Every <= 0 || r.DueAt.Before(t0) {
 		t.Errorf("every %s due %s: overflowed", r.Every, r.DueAt)
+	}
+}
+
+// TestRulesMeasuredBeside: Nutch's rates grow an unchanged URL's
+// interval by 1.4 and shrink a changed one's by 0.8; the rate rule asks
+// for a URL seen changing twice per change its history shows (Cho and
+// Garcia-Molina's estimate over the last gap), so its interval grows as
+// unchanged fetches pile up.
+func TestRulesMeasuredBeside(t *testing.T) {
+	type ruleStep struct {
+		sha   string
+		every float64 // hours
+	}
+	t.Parallel()
+	const h = float64(time.Hour)
+	for _, tt := range []struct {
+		rule  Rule
+		steps []ruleStep
+	}{
+		{Nutch, []ruleStep{{"a", 0}, {"a", 24 * 1.4}, {"b", 24 * 0.8}, {"b", 24 * 1.4}}}, // changed: from the day it was stale
+		{Rate, []ruleStep{
+			{"a", 0},
+			{"a", 24 * 1.5},                      // never seen changing: as the crawl's rule
+			{"b", 24 / (2 * -math.Log(1.5/2.5))}, // 2 checks, 1 change
+			{"b", 24 / (2 * -math.Log(2.5/3.5))}, // 3 checks, 1 change
+			{"b", 24 / (2 * -math.Log(3.5/4.5))}, // 4 checks, 1 change
+		}},
+	} {
+		p := Policy{Mode: Adaptive, Max: 7 * day, Rule: tt.rule}
+		var e frontier.Entry
+		for i, s := range tt.steps {
+			now := t0.Add(time.Duration(i) * day)
+			r := p.Observe(e, 200, s.sha, now)
+			if got := float64(r.Every) / h; math.Abs(got-s.every) > 1e-6 {
+				t.Errorf("%s step %d: every %.4fh, want %.4fh", tt.rule, i, got, s.every)
+			}
+			e.Revisit, e.FetchedAt, e.SHA256, e.LastStatus = r, now, s.sha, 200
+		}
+	}
+	if err := (Policy{Rule: "fastest"}).Validate(); err == nil {
+		t.Error("an unknown rule validated")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/polite-crawler/polite/crawl/clock"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/urls"
+	"github.com/polite-crawler/polite/crawl/usage"
 	"github.com/polite-crawler/polite/pace"
 	"github.com/polite-crawler/polite/robots"
 )
@@ -21,6 +22,10 @@ type Options struct {
 	FloorHosts map[string]time.Duration // --floor-host
 	TTL        time.Duration            // how long a copy is kept without Cache-Control
 	Clock      clock.Clock              // nil: clock.Real
+	// Usage, when it declares a purpose, is given the origin's
+	// tdmrep.json too: the one kept with the copy, or fetched after
+	// robots.txt as a crawl does (Chain.WithUsage).
+	Usage *usage.Policy
 }
 
 // Source says where the rules For returned came from.
@@ -38,6 +43,11 @@ type Source struct {
 	Unreachable bool // no usable answer and no usable copy: everything disallowed for now
 	Stale       bool // unreachable, and an older copy stands in
 	Requests    int  // robots.txt requests made, redirects included
+
+	// TDMRep is how the origin's tdmrep.json was got for Options.Usage:
+	// "cached", the answer's status ("404"), a failure ("timeout"), or
+	// "not read" (robots.txt unreachable); "" when no purpose asks for it.
+	TDMRep string
 
 	FetchedAt time.Time // when the copy in use was fetched; zero when Unreachable
 	Expires   time.Time // when it is fetched again; zero when not cached
@@ -73,9 +83,13 @@ func For(ctx context.Context, db Cache, o Options, u *url.URL) (*robots.Robots, 
 	}
 	defer f.Close()
 
-	rb, cached, err := Cached(db, key, now)
+	asked := o.Usage.NeedsTDMRep(key)
+	rb, cached, err := CachedFor(db, key, now, o.Usage)
 	if err != nil {
 		return nil, src, err
+	}
+	if asked && !o.Usage.NeedsTDMRep(key) {
+		src.TDMRep = "cached"
 	}
 	if rb != nil {
 		src.How, src.Cached, src.FetchedAt, src.Expires = "cached", true, cached.FetchedAt, cached.Expires
@@ -94,13 +108,19 @@ func For(ctx context.Context, db Cache, o Options, u *url.URL) (*robots.Robots, 
 	}
 
 	p.Begin(key, now)
-	ch := fetchPaced(fetch.WithPrivateOK(ctx, true), f, p, clk, ru)
+	ch := fetchPaced(fetch.WithPrivateOK(ctx, true), f, p, clk, NewChain(ru).WithUsage(o.Usage))
 	if err := ctx.Err(); err != nil {
 		return nil, src, fmt.Errorf("fetch %s: %w", ru, err)
 	}
 	src.Requests = ch.Hops + 1
+	switch t := ch.TDMRep; {
+	case t != nil:
+		src.TDMRep = describeStatus(t.Status, t.Reason)
+	case asked && src.TDMRep == "":
+		src.TDMRep = "not read"
+	}
 	now = clk.Now()
-	rb, how, fresh, err := Settle(db, key, &ch.Result, cached, o.TTL, now)
+	rb, how, fresh, err := ch.Settle(db, key, cached, o.TTL, now)
 	if err != nil {
 		return nil, src, err
 	}
@@ -117,12 +137,11 @@ func For(ctx context.Context, db Cache, o Options, u *url.URL) (*robots.Robots, 
 	return rb, src, nil
 }
 
-// fetchPaced runs a Chain from ru to its end in this goroutine, waiting on
-// clk for p to allow each redirect's host (the first request's pacing is
-// the caller's).
-func fetchPaced(ctx context.Context, f *fetch.Client, p *pace.Pacer, clk clock.Clock, ru *url.URL) *Chain {
-	ch := NewChain(ru)
-	for u := ru; ; {
+// fetchPaced runs ch to its end in this goroutine, waiting on clk for p
+// to allow each later request's host (the first request's pacing is the
+// caller's).
+func fetchPaced(ctx context.Context, f *fetch.Client, p *pace.Pacer, clk clock.Clock, ch *Chain) *Chain {
+	for u := ch.URL(); ; {
 		next := ch.Add(f.GetRobots(ctx, u))
 		if next == nil {
 			return ch

@@ -33,6 +33,11 @@ type Result struct {
 	CacheControl string
 	Hops         int             // redirects followed
 	Reason       frontier.Reason // classified network failure
+
+	// TDMRep is the answer to the origin's tdmrep.json when the chain
+	// asked for it (WithUsage), nil otherwise; Interpret keeps it in the
+	// fresh copy.
+	TDMRep *fetch.Response
 }
 
 // Chain follows one robots.txt fetch through its redirects: up to
@@ -64,6 +69,7 @@ func (c *Chain) URL() *url.URL { return c.cur }
 // request, or nil when the fetch has ended and Result holds it.
 func (c *Chain) Add(resp fetch.Response) *url.URL {
 	if c.tdm != nil {
+		c.TDMRep = &resp
 		c.usage.TakeTDMRep(c.tdm.Host, resp)
 		return nil
 	}
@@ -94,29 +100,6 @@ func (c *Chain) Add(resp fetch.Response) *url.URL {
 	return next
 }
 
-// WithUsage has the chain, once robots.txt has been read (not when it is
-// unreachable), request the origin's /.well-known/tdmrep.json as one more
-// step, paced and counted as robots.txt's are, when p asks for it
-// (usage.Policy.AskTDMRep: a purpose declared, not read yet this run);
-// the answer goes to p, and Result stays robots.txt's. p may be nil.
-func (c *Chain) WithUsage(p *usage.Policy) *Chain {
-	c.usage = p
-	return c
-}
-
-// thenTDMRep returns the tdmrep.json to request after robots.txt, or nil.
-func (c *Chain) thenTDMRep() *url.URL {
-	if c.Status == 429 || c.Status >= 500 {
-		return nil
-	}
-	origin := c.origin
-	if !c.usage.AskTDMRep(origin.Host) {
-		return nil
-	}
-	c.tdm = &url.URL{Scheme: origin.Scheme, Host: origin.Host, Path: usage.TDMRepPath}
-	return c.tdm
-}
-
 // Interpret decides what a robots.txt fetch means for a host. It returns
 // the rules to use and how they were got; rules are nil when the host is
 // unreachable and no cached copy younger than robots.MaxStale can stand
@@ -126,7 +109,7 @@ func Interpret(key string, rr *Result, cached *frontier.RobotsCopy, ttl time.Dur
 	rb = robots.FromResponse(rr.Status, rr.Body)
 	if rb.Access != robots.Unreachable {
 		fresh = &frontier.RobotsCopy{Host: key, Status: rr.Status, Body: rr.Body, FetchedAt: now,
-			Expires: now.Add(robots.TTL(rr.CacheControl, ttl))}
+			Expires: now.Add(robots.TTL(rr.CacheControl, ttl)), TDMRep: keptTDMRep(rr.TDMRep, cached, ttl, now)}
 		return rb, describeStatus(rr.Status, ""), fresh
 	}
 	if cached != nil && now.Sub(cached.FetchedAt) < robots.MaxStale {
@@ -148,19 +131,6 @@ func describeStatus(status int, reason frontier.Reason) string {
 		return reason.String()
 	}
 	return fmt.Sprintf("%d", status)
-}
-
-// CachedFor is Cached for a crawl whose usage policy p still needs the
-// host's tdmrep.json this run (usage.Policy.NeedsTDMRep): a fresh copy
-// is then returned as a stale one, so that robots.txt and tdmrep.json
-// are fetched together; if the host turns out unreachable, the copy
-// stands in as any cached copy does.
-func CachedFor(db Cache, key string, now time.Time, p *usage.Policy) (*robots.Robots, *frontier.RobotsCopy, error) {
-	rb, cp, err := Cached(db, key, now)
-	if rb != nil && p.NeedsTDMRep(key) {
-		return nil, cp, err
-	}
-	return rb, cp, err
 }
 
 // Cached looks up the cached robots.txt copy of key: the rules when the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,20 @@ func FuzzRead(f *testing.F) {
 			if err := CheckURL(e.Loc, Listed{Sitemap: "http://a.example/sitemap.xml"}, nil); err != nil && !strings.Contains(err.Error(), "listed in") {
 				t.Errorf("%s: CheckURL refuses a kept URL as %v", e.Loc, err)
 			}
+		}
+		// Handed over in batches of 3, the entries are the same, in the same order.
+		var each []Entry
+		eo := *opt
+		eo.Batch, eo.Each = 3, func(b Batch) {
+			if len(b.Entries) == 0 || len(b.Entries) > 3 || b.Kind != r.Kind {
+				t.Errorf("a batch of %d %v entries in a %v body", len(b.Entries), b.Kind, r.Kind)
+			}
+			each = append(each, b.Entries...)
+		}
+		re := Read(bytes.NewReader(data), &eo)
+		if want := append(r.URLs, r.Sitemaps...); !slices.EqualFunc(each, want, func(a, b Entry) bool { return a.Loc == b.Loc && a.LastMod.Equal(b.LastMod) }) ||
+			re.Listed != r.Listed || re.Cut != r.Cut || len(re.URLs)+len(re.Sitemaps) != 0 {
+			t.Errorf("with Each: %d entries, listed %d, cut %v; without: %d, %d, %v", len(each), re.Listed, re.Cut, len(want), r.Listed, r.Cut)
 		}
 	})
 }

@@ -123,8 +123,20 @@ func (p *parser) entry(line int, off int64, raw rawEntry, index bool) bool {
 		p.problem(line, off, bad)
 	case index:
 		p.res.Sitemaps = append(p.res.Sitemaps, e)
+		p.pass(&p.res.Sitemaps, p.opt.Batch)
 	default:
 		p.res.URLs = append(p.res.URLs, e)
+		p.pass(&p.res.URLs, p.opt.Batch)
 	}
 	return true
+}
+
+// pass hands the entries kept to Options.Each once there are at least n,
+// and forgets them; without Each they stay in the Result.
+func (p *parser) pass(kept *[]Entry, n int) {
+	if p.opt.Each == nil || len(*kept) < n {
+		return
+	}
+	p.opt.Each(Batch{Kind: p.res.Kind, Entries: *kept})
+	*kept = nil
 }

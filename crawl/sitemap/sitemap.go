@@ -139,8 +139,8 @@ type Result struct {
 	Kind Kind
 	Gzip bool // the body was gzip-compressed (detected by its magic bytes)
 
-	URLs     []Entry // a urlset's <url>s or a text sitemap's lines
-	Sitemaps []Entry // an index's <sitemap>s
+	URLs     []Entry // a urlset's <url>s or a text sitemap's lines (none with Options.Each)
+	Sitemaps []Entry // an index's <sitemap>s (none with Options.Each)
 
 	Listed  int // entries met in the body, good and bad (the count the URL limit applies to)
 	Skipped int // bad entries left out (bad URL or priority)
@@ -175,11 +175,30 @@ type CutError struct {
 
 func (e *CutError) Error() string { return "sitemap " + e.Cut.String() + ": " + e.Problem.String() }
 
+// DefaultBatch is how many entries Options.Each is handed at a time when
+// Options.Batch is 0.
+const DefaultBatch = 5_000
+
+// Batch is entries read from one body, in their order: a urlset's or a
+// text sitemap's URLs, or an index's sitemaps (Kind says which).
+type Batch struct {
+	Kind    Kind
+	Entries []Entry
+}
+
 // Options bounds a Read; the zero value (or nil) is the protocol's limits.
 type Options struct {
 	MaxBytes    int64 // uncompressed bytes; 0 means MaxBytes
 	MaxURLs     int   // entries per body; 0 means MaxURLs
 	MaxProblems int   // problems kept; 0 means MaxProblems
+
+	// Each, when not nil, is handed the entries as they are read, at
+	// most Batch at a time (0 means DefaultBatch), the last batch before
+	// Read returns; Result.URLs and Result.Sitemaps then stay empty, so
+	// that a body of 50,000 URLs is held one batch at a time. Each may
+	// keep the batch's slice.
+	Each  func(Batch)
+	Batch int
 }
 
 func (o *Options) withDefaults() Options {
@@ -196,11 +215,15 @@ func (o *Options) withDefaults() Options {
 	if v.MaxProblems <= 0 {
 		v.MaxProblems = MaxProblems
 	}
+	if v.Batch <= 0 {
+		v.Batch = DefaultBatch
+	}
 	return v
 }
 
 // Read reads one sitemap body from r, never holding more of the body than
-// one token in memory, and returns what it found. It never fails: an empty
+// one token in memory (nor, with Options.Each, more of its entries than one
+// batch), and returns what it found. It never fails: an empty
 // body, an error of r, a gzip or XML syntax error, a limit reached or a
 // hostile construct ends the reading and is told in Result.Cut and
 // Result.Problems; the entries read up to there are kept. opt nil means
@@ -218,7 +241,7 @@ func Read(r io.Reader, opt *Options) *Result {
 		z, err := gzip.NewReader(br)
 		if err != nil {
 			p.cutAt(Malformed, 1, 0, fmt.Sprintf("malformed gzip header: %v", err))
-			return res
+			return res // no entry read: nothing to pass to Each
 		}
 		defer z.Close()
 		body = z
@@ -226,6 +249,8 @@ func Read(r io.Reader, opt *Options) *Result {
 	p.in = &countReader{r: body, max: o.MaxBytes}
 	p.br = bufio.NewReaderSize(p.in, 32<<10)
 	p.read()
+	p.pass(&res.URLs, 1)
+	p.pass(&res.Sitemaps, 1)
 	res.Bytes = p.in.n
 	return res
 }

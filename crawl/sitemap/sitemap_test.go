@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -298,5 +299,83 @@ func TestReadError(t *testing.T) {
 				t.Errorf("Err() = %v, want the read error", err)
 			}
 		})
+	}
+}
+
+// With Options.Each, every body of readCases yields the same entries, in
+// order, in batches of at most Batch of the body's kind, and the Result
+// keeps none of them; the rest of the Result is the same.
+func TestReadEach(t *testing.T) {
+	for _, tc := range readCases {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Options{Batch: 2}
+			if tc.opt != nil {
+				opt = *tc.opt
+				opt.Batch = 2
+			}
+			var urls, sitemaps []string
+			opt.Each = func(b Batch) {
+				if len(b.Entries) == 0 || len(b.Entries) > 2 || b.Kind != tc.kind {
+					t.Errorf("batch of %d %v entries, want 1 or 2 %v", len(b.Entries), b.Kind, tc.kind)
+				}
+				if b.Kind == Index {
+					sitemaps = append(sitemaps, locs(b.Entries)...)
+				} else {
+					urls = append(urls, locs(b.Entries)...)
+				}
+			}
+			r := Read(bytes.NewReader(tc.body), &opt)
+			if !slices.Equal(urls, tc.urls) || !slices.Equal(sitemaps, tc.sitemaps) {
+				t.Errorf("batches held URLs %q and sitemaps %q, want %q and %q", urls, sitemaps, tc.urls, tc.sitemaps)
+			}
+			if len(r.URLs)+len(r.Sitemaps) != 0 {
+				t.Errorf("the result kept %d URLs and %d sitemaps, want none", len(r.URLs), len(r.Sitemaps))
+			}
+			if r.Kind != tc.kind || r.Cut != tc.cut || r.Listed != tc.listed || r.Skipped != tc.skipped || len(r.Problems) != len(tc.problems) {
+				t.Errorf("kind %v cut %v listed %d skipped %d, %d problems; want %v %v %d %d %d",
+					r.Kind, r.Cut, r.Listed, r.Skipped, len(r.Problems), tc.kind, tc.cut, tc.listed, tc.skipped, len(tc.problems))
+			}
+		})
+	}
+}
+
+// countingReader counts the bytes taken from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += k
+	return k, err
+}
+
+// A urlset of the protocol's 50,000 URLs reaches Each a batch at a time
+// while it is read: each batch comes before the body's next 64 KiB are
+// taken, so what is held is one batch and a buffer, not the body's
+// entries.
+func TestReadEachStreams(t *testing.T) {
+	var body bytes.Buffer
+	body.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range MaxURLs {
+		fmt.Fprintf(&body, "<url><loc>https://a.example/p/%06d</loc><lastmod>2024-05-01</lastmod></url>\n", i)
+	}
+	body.WriteString("</urlset>\n")
+	per := body.Len() / MaxURLs // bytes per entry
+	src := &countingReader{r: &body}
+	seen, batches := 0, 0
+	r := Read(src, &Options{Each: func(b Batch) {
+		batches++
+		seen += len(b.Entries)
+		if len(b.Entries) > DefaultBatch {
+			t.Fatalf("a batch of %d entries, want at most %d", len(b.Entries), DefaultBatch)
+		}
+		if ahead := src.n - seen*per; ahead > 128<<10 {
+			t.Fatalf("batch %d: %d bytes taken for %d entries, %d ahead of them; want the entries passed as they are read", batches, src.n, seen, ahead)
+		}
+	}})
+	if seen != MaxURLs || batches != MaxURLs/DefaultBatch || r.Cut != None || len(r.URLs) != 0 {
+		t.Errorf("%d entries in %d batches, cut %v, %d kept; want %d in %d, none cut or kept", seen, batches, r.Cut, len(r.URLs), MaxURLs, MaxURLs/DefaultBatch)
 	}
 }

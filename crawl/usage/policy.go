@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -107,10 +108,30 @@ func (p *Policy) AskTDMRep(host string) bool {
 // parse is shown among the host's signals with what is wrong, and no rule
 // applies; any other answer means the host has none.
 func (p *Policy) TakeTDMRep(host string, resp fetch.Response) {
-	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
+	if p == nil || resp.Err != nil {
 		return
 	}
-	f, err := ParseTDMRep(resp.Body)
+	p.takeTDMRep(host, resp.Status, resp.Body)
+}
+
+// UseTDMRep takes host's tdmrep.json as an earlier fetch kept it (its
+// status and body, read as TakeTDMRep reads an answer) and notes it as
+// read this run: it is not requested again.
+func (p *Policy) UseTDMRep(host string, status int, body []byte) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.host(host).tdmAsked = true
+	p.mu.Unlock()
+	p.takeTDMRep(host, status, body)
+}
+
+func (p *Policy) takeTDMRep(host string, status int, body []byte) {
+	if status/100 != 2 {
+		return
+	}
+	f, err := ParseTDMRep(body)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(host)
@@ -131,6 +152,18 @@ func (p *Policy) known(h *hostUsage, u *url.URL) []Signal {
 	return sig
 }
 
+// Known returns the signals known for u before it is fetched: host's
+// robots.txt Content-Usage lines that apply (SetRobots), and its
+// tdmrep.json rule. It records nothing.
+func (p *Policy) Known(host string, u *url.URL) []Signal {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.known(p.host(host), u)
+}
+
 // Before is the reason u is not requested at all: first, when it is set
 // (the operator's exclusion, which the crawl checks ahead of any site's
 // word), else a rule known before fetching (robots.txt Content-Usage,
@@ -148,17 +181,24 @@ func (p *Policy) Before(host string, u *url.URL, first frontier.Reason) frontier
 
 // Keep decides whether a response's content is kept: false when resp is
 // a 2xx whose signals (those known before it was fetched, its headers,
-// its meta elements) refuse a declared purpose; resp.Reason then names
-// the rule (frontier.UsageRefused). Any other answer is kept as it is.
+// its meta elements) refuse a declared purpose, or a 304 whose headers
+// do (the body an earlier fetch kept is then refused too); resp.Reason
+// then names the rule (frontier.UsageRefused). Any other answer is kept
+// as it is. resp.Usage gets a 2xx's or 304's signals, as shown, whether
+// kept or not (at most maxShown).
 func (p *Policy) Keep(host string, u *url.URL, resp *fetch.Response) bool {
-	if p == nil || resp.Err != nil || resp.Status/100 != 2 {
+	if p == nil || resp.Err != nil || (resp.Status/100 != 2 && resp.Status != http.StatusNotModified) {
 		return true
 	}
 	own := Response(resp.Header, resp.Body) // parsed before the lock: workers share the policy
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(host)
-	if why := p.note(h, append(p.known(h, u), own...)); why != "" {
+	signals := append(p.known(h, u), own...)
+	for _, s := range signals[:min(len(signals), maxShown)] {
+		resp.Usage = append(resp.Usage, s.String())
+	}
+	if why := p.note(h, signals); why != "" {
 		resp.Reason = why
 		return false
 	}

@@ -91,7 +91,7 @@ func (w *Writer) build(typ gowarc.RecordType, ex Exchange, contentType string, p
 	if ex.IP != "" {
 		b.AddWarcHeader(gowarc.WarcIPAddress, ex.IP)
 	}
-	if ex.Protocol != "" && typ != gowarc.Request {
+	if ex.Protocol != "" {
 		b.AddWarcHeader(warcProtocol, ex.Protocol)
 	}
 	b.AddWarcHeader(gowarc.ContentType, contentType)

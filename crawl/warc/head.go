@@ -31,16 +31,22 @@ func RequestHead(req *http.Request) []byte {
 // the blank line, rebuilt from what net/http parsed: the values are the
 // bytes received, odd ones included, but field names are in canonical
 // case and sorted, and Transfer-Encoding is gone (the payload is not
-// chunked). HTTP/2 is written as its status line would be in HTTP/1.1
-// form, "HTTP/2.0 200 OK", which replay tools read, with its field names
-// in lower case, as HTTP/2 sends them.
+// chunked). An HTTP/2 answer is written in its HTTP/1.1 form, as the
+// IIPC's proposal for HTTP/2 in WARC (warc-http2) asks: "HTTP/1.1 200 "
+// (HTTP/2 carries no reason phrase), its field names in lower case, as
+// HTTP/2 sends them; its record says WARC-Protocol: h2.
 func ResponseHead(resp *http.Response) []byte {
 	var b bytes.Buffer
 	status := resp.Status
-	if status == "" {
+	switch {
+	case resp.ProtoMajor == 2:
+		b.WriteString("HTTP/1.1 " + strconv.Itoa(resp.StatusCode) + " \r\n")
+	case status == "":
 		status = strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+		fallthrough
+	default:
+		b.WriteString(resp.Proto + " " + status + "\r\n")
 	}
-	b.WriteString(resp.Proto + " " + status + "\r\n")
 	for _, k := range slices.Sorted(maps.Keys(resp.Header)) {
 		for _, v := range resp.Header[k] {
 			if strings.ContainsAny(v, "\r\n") {
@@ -61,3 +67,17 @@ func ResponseHead(resp *http.Response) []byte {
 }
 
 var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ")
+
+// LowerNames is head with its field names in lower case, its first line
+// (request or status line) as it is: the HTTP/1.1 form of a message sent
+// over HTTP/2, whose field names are lower case on the wire.
+func LowerNames(head []byte) []byte {
+	out := bytes.Clone(head)
+	lines := bytes.SplitAfter(out, []byte("\r\n"))
+	for _, line := range lines[1:] {
+		if i := bytes.IndexByte(line, ':'); i > 0 {
+			copy(line, bytes.ToLower(line[:i]))
+		}
+	}
+	return out
+}

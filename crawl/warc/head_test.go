@@ -63,3 +63,31 @@ func BenchmarkHeads(b *testing.B) {
 		ResponseHead(resp)
 	}
 }
+
+// TestHeadOverHTTP2: an HTTP/2 answer's head in its HTTP/1.1 form, as the
+// IIPC's warc-http2 proposal writes it: "HTTP/1.1 418 " (no reason
+// phrase, which HTTP/2 does not carry) and the field names in lower case,
+// as HTTP/2 sends them; never a "HTTP/2" status line.
+func TestHeadOverHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["ETag"] = []string{`"v1"`}
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusTeapot)
+		io.WriteString(w, "short and stout")
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/pot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("answered over %s, want HTTP/2", resp.Proto)
+	}
+	want := "HTTP/1.1 418 \r\ncontent-length: 15\r\ncontent-type: text/plain\r\ndate: " + resp.Header.Get("Date") + "\r\netag: \"v1\"\r\n\r\n"
+	if got := string(ResponseHead(resp)); got != want {
+		t.Errorf("ResponseHead:\n got %q\nwant %q", got, want)
+	}
+}

@@ -31,7 +31,8 @@ type Exchange struct {
 	// record says WARC-Truncated: length.
 	Truncated bool
 	// Protocol is the application protocol when it is not HTTP/1.x
-	// ("h2"): the response or revisit record says WARC-Protocol: h2.
+	// ("h2"): the request, response or revisit records say
+	// WARC-Protocol: h2, as the IIPC's warc-http2 proposal does.
 	Protocol string
 }
 

@@ -44,17 +44,17 @@ func newProgress(job string, worker int64, added, changed []frontier.Entry, fetc
 		args := []any{e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 			e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason,
 			toNanos(e.FetchedAt), e.File, e.SHA256, e.Bytes, e.WarcID, toNanos(e.WarcDate), e.WarcDigest,
-			string(e.Kind), toNanos(e.LastMod)}
+			string(e.Kind), toNanos(e.LastMod), e.ListedBy}
 		args = append(args, column.RevisitArgs(e.Revisit)...)
-		q := updateSQL + `WHERE id = $28`
+		q := updateSQL + `WHERE id = $29`
 		switch {
 		case worker != 0:
-			q += ` AND state = 'in-flight' AND lease_owner = $29`
+			q += ` AND state = 'in-flight' AND lease_owner = $30`
 			args = append(args, e.ID, worker)
 		case e.ID != 0:
 			args = append(args, e.ID)
 		default:
-			q = updateSQL + `WHERE job = $28 AND url = $29`
+			q = updateSQL + `WHERE job = $29 AND url = $30`
 			args = append(args, e.Job, e.URL)
 		}
 		p.b.Queue(q, args...)
@@ -70,7 +70,7 @@ func newProgress(job string, worker int64, added, changed []frontier.Entry, fetc
 // yet (by URL), enqueueRows a statement, and the UPDATE that gives
 // existing entries the lastmod a sitemap listed anew (see lastmodSQL).
 func (p *progress) queueEnqueue(job string, es []frontier.Entry) error {
-	lastmods := make(map[string]int64)
+	lastmods := make(map[string]listing)
 	wake := strconv.FormatInt(p.worker, 10)
 	for len(es) > 0 {
 		chunk := es[:min(len(es), enqueueRows)]
@@ -92,9 +92,9 @@ func (p *progress) queueEnqueue(job string, es []frontier.Entry) error {
 			rows[i] = "(" + strings.Join(ph, ", ") + ")"
 			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
 				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod))
+				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod), e.ListedBy)
 			if !e.LastMod.IsZero() {
-				lastmods[e.URL] = toNanos(e.LastMod)
+				lastmods[e.URL] = listing{toNanos(e.LastMod), e.ListedBy}
 			}
 		}
 		// The waiting workers may take what was added: they are woken
@@ -107,25 +107,33 @@ func (p *progress) queueEnqueue(job string, es []frontier.Entry) error {
 	if len(lastmods) > 0 {
 		urls := make([]string, 0, len(lastmods))
 		lms := make([]int64, 0, len(lastmods))
-		for u, lm := range lastmods {
-			urls, lms = append(urls, u), append(lms, lm)
+		bys := make([]string, 0, len(lastmods))
+		for u, l := range lastmods {
+			urls, lms, bys = append(urls, u), append(lms, l.lastmod), append(bys, l.by)
 		}
-		p.b.Queue(lastmodSQL, job, urls, lms)
+		p.b.Queue(lastmodSQL, job, urls, lms, bys)
 		p.lastmod = true
 	}
 	return nil
 }
 
-// lastmodSQL gives existing entries of job $1 the lastmods $3 of URLs $2
-// (the last one a batch gave). A done or not-modified page whose new
-// lastmod is after its last fetch is queued again, due or not.
-const lastmodSQL = `UPDATE frontier f SET lastmod = u.lm,
+// listing is a lastmod a sitemap listed, and that sitemap.
+type listing struct {
+	lastmod int64
+	by      string
+}
+
+// lastmodSQL gives existing entries of job $1 the lastmods $3 of URLs $2,
+// and the sitemaps $4 that listed them (the last one a batch gave). A done
+// or not-modified page whose new lastmod is after its last fetch is
+// queued again, due or not.
+const lastmodSQL = `UPDATE frontier f SET lastmod = u.lm, listed_by = u.by,
 		state = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
 			THEN 'queued' ELSE f.state END,
 		attempts = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
 			THEN 0 ELSE f.attempts END
-	FROM unnest($2::text[], $3::bigint[]) AS u(url, lm)
-	WHERE f.job = $1 AND f.url = u.url AND f.lastmod <> u.lm`
+	FROM unnest($2::text[], $3::bigint[], $4::text[]) AS u(url, lm, by)
+	WHERE f.job = $1 AND f.url = u.url AND (f.lastmod <> u.lm OR f.listed_by <> u.by)`
 
 // read reads the answers of p's statements, in order: how many entries
 // were added, and the changed entries that were not written because

@@ -15,13 +15,13 @@ import (
 
 const entryColumns = `id, job, url, host, state, attempts, next_at, priority, depth, hops, parent,
 	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes,
-	warc_id, warc_date, warc_digest, kind, lastmod, ` + column.Revisit
+	warc_id, warc_date, warc_digest, kind, lastmod, listed_by, ` + column.Revisit
 
 const enqueueColumns = `job, url, host, state, attempts, next_at, priority, depth, hops, parent,
-	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod`
+	etag, last_modified, last_status, reason, fetched_at, file, sha256, bytes, kind, lastmod, listed_by`
 
 // enqueueParams is how many parameters one enqueued row takes.
-const enqueueParams = 20
+const enqueueParams = 21
 
 // enqueueRows is how many entries one INSERT carries (enqueueParams
 // each, far below PostgreSQL's 65535).
@@ -110,13 +110,13 @@ func (f *Frontier) QueuedHosts(job string) ([]frontier.HostQueue, error) {
 	return hs, err
 }
 
-// updateSQL writes back an entry ($1..$27 the fields, $28 id, or $28 job
-// and $29 url), ending any lease unless it stays in flight.
+// updateSQL writes back an entry ($1..$28 the fields, $29 id, or $29 job
+// and $30 url), ending any lease unless it stays in flight.
 const updateSQL = `UPDATE frontier SET host = $1, state = $2, attempts = $3, next_at = $4, priority = $5,
 	depth = $6, hops = $7, parent = $8, etag = $9, last_modified = $10, last_status = $11, reason = $12,
 	fetched_at = $13, file = $14, sha256 = $15, bytes = $16,
-	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21,
-	revisit_ns = $22, due_at = $23, fetch_count = $24, change_count = $25, changed_at = $26, last_change = $27,
+	warc_id = $17, warc_date = $18, warc_digest = $19, kind = $20, lastmod = $21, listed_by = $22,
+	revisit_ns = $23, due_at = $24, fetch_count = $25, change_count = $26, changed_at = $27, last_change = $28,
 	lease_owner = CASE WHEN $2 = 'in-flight' THEN lease_owner ELSE 0 END,
 	lease_until = CASE WHEN $2 = 'in-flight' THEN lease_until ELSE 0 END `
 
@@ -282,7 +282,7 @@ func queryEntries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]fron
 		)
 		err := r.Scan(append([]any{&e.ID, &e.Job, &e.URL, &e.Host, &state, &e.Attempts, &next, &e.Priority,
 			&e.Depth, &e.Hops, &e.Parent, &e.ETag, &e.LastModified, &e.LastStatus, &e.Reason,
-			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod},
+			&fetched, &e.File, &e.SHA256, &e.Bytes, &e.WarcID, &warcDate, &e.WarcDigest, &kind, &lastmod, &e.ListedBy},
 			rv.Dest()...)...)
 		e.State, e.NextAt, e.FetchedAt = frontier.State(state), fromNanos(next), fromNanos(fetched)
 		e.WarcDate, e.Kind, e.LastMod = fromNanos(warcDate), frontier.Kind(kind), fromNanos(lastmod)

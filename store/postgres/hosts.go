@@ -214,16 +214,21 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 		found bool
 	)
 	err := rc.read("load robots.txt copy "+host, func(ctx context.Context, tx pgx.Tx) error {
-		var fetched, until int64
-		err := tx.QueryRow(ctx, `SELECT host, status, body, fetched_at, expires_at FROM robots WHERE host = $1`, host).
-			Scan(&c.Host, &c.Status, &c.Body, &fetched, &until)
+		var fetched, until, tdmAt, tdmExpiry int64
+		err := tx.QueryRow(ctx, `SELECT host, status, body, fetched_at, expires_at,
+			tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at FROM robots WHERE host = $1`, host).
+			Scan(&c.Host, &c.Status, &c.Body, &fetched, &until, &c.TDMRep.Status, &c.TDMRep.Body, &tdmAt, &tdmExpiry)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		c.FetchedAt, c.Expires = fromNanos(fetched), fromNanos(until)
+		c.TDMRep.FetchedAt, c.TDMRep.Expires = fromNanos(tdmAt), fromNanos(tdmExpiry)
 		found = err == nil
 		return err
 	})
+	if c.TDMRep.FetchedAt.IsZero() {
+		c.TDMRep = frontier.TDMRepCopy{}
+	}
 	return c, found, err
 }
 
@@ -232,16 +237,23 @@ func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
 	if c.Host == "" {
 		return errors.New("store robots.txt copy: no host")
 	}
-	body := c.Body
+	body, tdm := c.Body, c.TDMRep.Body
 	if body == nil {
 		body = []byte{}
 	}
+	if tdm == nil {
+		tdm = []byte{}
+	}
 	return rc.write("store robots.txt copy "+c.Host, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5)
+		_, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at,
+				tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
-				fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
-			c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires))
+				fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
+				tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
+				tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`,
+			c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
+			c.TDMRep.Status, tdm, toNanos(c.TDMRep.FetchedAt), toNanos(c.TDMRep.Expires))
 		return err
 	})
 }

@@ -241,6 +241,19 @@ CREATE TABLE warc_files (
 );
 CREATE INDEX warc_files_job ON warc_files (job, run_id);
 `,
+	// 13: the origin's tdmrep.json beside its robots.txt, as SQLite's
+	// schema 15 keeps it; tdm_fetched_at 0 for none stored.
+	`
+ALTER TABLE robots ADD COLUMN tdm_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_body BYTEA NOT NULL DEFAULT ''::bytea;
+ALTER TABLE robots ADD COLUMN tdm_fetched_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE robots ADD COLUMN tdm_expires_at BIGINT NOT NULL DEFAULT 0;
+`,
+	// 14: the sitemap whose lastmod an entry keeps, as SQLite's schema 16
+	// keeps it.
+	`
+ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // errForeign says a schema belongs to another application.

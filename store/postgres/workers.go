@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
+	"github.com/polite-crawler/polite/store/internal/proc"
 )
 
 // Worker is one crawl process working a job on this database.
@@ -133,7 +134,7 @@ func (rg *Registry) Reap(hostname string) (int, error) {
 			silent bool
 		)
 		_, err = pgx.ForEachRow(rows, []any{&id, &host, &pid, &silent}, func() error {
-			if silent || (host == hostname && hostname != "" && !pidAlive(pid)) {
+			if silent || (host == hostname && hostname != "" && !proc.Alive(pid)) {
 				dead = append(dead, id)
 			}
 			return nil

@@ -208,7 +208,7 @@ func fullEntry(e frontier.Entry) frontier.Entry {
 	e.Reason, e.FetchedAt, e.File = "retried-timeout", T0.Add(3*time.Second), "a.example/page"
 	e.SHA256, e.Bytes = "deadbeef", 4096
 	e.WarcID, e.WarcDate, e.WarcDigest = "<urn:uuid:0e2c1c3a-8d47-4a8e-9b0d-2f6c1d1c2a11>", T0.Add(4*time.Second), "sha256:beef"
-	e.Kind, e.LastMod = frontier.Sitemap, T0.Add(-24*time.Hour)
+	e.Kind, e.LastMod, e.ListedBy = frontier.Sitemap, T0.Add(-24*time.Hour), "https://a.example/sitemap.xml"
 	e.Revisit = frontier.Revisit{Every: 36 * time.Hour, DueAt: T0.Add(30 * time.Hour), Fetches: 5, Changes: 2,
 		ChangedAt: T0.Add(-48 * time.Hour), Change: frontier.ChangeUnchanged}
 	return e
@@ -230,6 +230,7 @@ func testUpdateWritesEverything(t *testing.T, v *env) {
 	}
 	byURL := e
 	byURL.ID, byURL.State, byURL.LastStatus, byURL.Kind, byURL.LastMod = 0, frontier.NotModified, 304, frontier.Page, time.Time{}
+	byURL.ListedBy = "https://a.example/other-sitemap.xml"
 	for _, tt := range []struct {
 		name string
 		e    frontier.Entry
@@ -316,8 +317,9 @@ func testCountsEntriesGet(t *testing.T, v *env) {
 }
 
 // A sitemap entry keeps its kind, and the lastmod a sitemap gave a URL
-// is kept; a sitemap listing a known URL anew with another lastmod
-// updates it, one without a lastmod leaves it.
+// is kept with that sitemap's URL; a sitemap listing a known URL anew
+// with another lastmod (or another sitemap with the same) updates both,
+// one without a lastmod leaves them.
 func testEnqueueKeepsSitemapFields(t *testing.T, v *env) {
 	db := v.db
 	sm := entry("a.example", "/sitemap.xml", 9)
@@ -325,36 +327,41 @@ func testEnqueueKeepsSitemapFields(t *testing.T, v *env) {
 	child := entry("a.example", "/sitemap-2.xml", 0)
 	child.Kind = frontier.SitemapChild
 	page := entry("a.example", "/page", 0)
-	page.LastMod = T0.Add(-48 * time.Hour)
+	page.LastMod, page.ListedBy = T0.Add(-48*time.Hour), sm.URL
 	mustEnqueue(t, db, "j", sm, child, page)
 	taken, err := db.Take("j", "a.example", T0, 3)
 	if err != nil || len(taken) != 3 {
 		t.Fatalf("Take = %v, %v; want 3", urls(taken), err)
 	}
 	for i, want := range []frontier.Entry{sm, child, page} { // by priority, then in order
-		if got := taken[i]; got.URL != want.URL || got.Kind != want.Kind || !got.LastMod.Equal(want.LastMod) {
-			t.Errorf("taken %s: kind %q, lastmod %v; want %q, %v", got.URL, got.Kind, got.LastMod, want.Kind, want.LastMod)
+		if got := taken[i]; got.URL != want.URL || got.Kind != want.Kind || !got.LastMod.Equal(want.LastMod) || got.ListedBy != want.ListedBy {
+			t.Errorf("taken %s: kind %q, lastmod %v listed by %q; want %q, %v, %q", got.URL, got.Kind, got.LastMod, got.ListedBy, want.Kind, want.LastMod, want.ListedBy)
 		}
 	}
 	newer := page
-	newer.LastMod = T0.Add(-time.Hour)
+	newer.LastMod, newer.ListedBy = T0.Add(-time.Hour), child.URL
 	none := page
-	none.LastMod = time.Time{}
+	none.LastMod, none.ListedBy = time.Time{}, ""
+	other := page
+	other.ListedBy = child.URL
 	for _, tt := range []struct {
 		name string
 		e    frontier.Entry
 		want time.Time
+		by   string
 	}{
-		{"listed anew with a newer lastmod", newer, newer.LastMod},
-		{"listed without a lastmod", none, newer.LastMod},
-		{"listed with the first lastmod again", page, page.LastMod},
+		{"listed anew with a newer lastmod", newer, newer.LastMod, child.URL},
+		{"listed without a lastmod", none, newer.LastMod, child.URL},
+		{"listed with the first lastmod again", page, page.LastMod, sm.URL},
+		{"listed by another sitemap with the same lastmod", other, page.LastMod, child.URL},
 	} {
 		if n, err := db.Enqueue("j", []frontier.Entry{tt.e}); err != nil || n != 0 {
 			t.Fatalf("%s: Enqueue = %d, %v; want 0 new", tt.name, n, err)
 		}
 		got, err := db.Get("j", page.URL)
-		if err != nil || !got.LastMod.Equal(tt.want) || got.State != frontier.InFlight {
-			t.Errorf("%s: entry = %s, lastmod %v, %v; want still in flight, lastmod %v", tt.name, got.State, got.LastMod, err, tt.want)
+		if err != nil || !got.LastMod.Equal(tt.want) || got.ListedBy != tt.by || got.State != frontier.InFlight {
+			t.Errorf("%s: entry = %s, lastmod %v listed by %q, %v; want still in flight, lastmod %v listed by %q",
+				tt.name, got.State, got.LastMod, got.ListedBy, err, tt.want, tt.by)
 		}
 	}
 }

@@ -124,6 +124,12 @@ func testRobotsRoundTrip(t *testing.T, v *env) {
 			FetchedAt: T0, Expires: T0.Add(24 * time.Hour)}},
 		{"not found", frontier.RobotsCopy{Host: "nofile.example", Status: 404, FetchedAt: T0, Expires: T0.Add(24 * time.Hour)}},
 		{"binary body", frontier.RobotsCopy{Host: "odd.example", Status: 200, Body: []byte{0, 0xff, '\n', 0x80}, FetchedAt: T0}},
+		{"with tdmrep.json", frontier.RobotsCopy{Host: "tdm.example", Status: 200, Body: []byte("User-agent: *\n"),
+			FetchedAt: T0, Expires: T0.Add(24 * time.Hour), TDMRep: frontier.TDMRepCopy{Status: 200,
+				Body: []byte(`[{"location": "/*", "tdm-reservation": 1}]`), FetchedAt: T0, Expires: T0.Add(12 * time.Hour)}}},
+		{"tdmrep.json not found", frontier.RobotsCopy{Host: "tdm.example", Status: 200, FetchedAt: T0, Expires: T0.Add(24 * time.Hour),
+			TDMRep: frontier.TDMRepCopy{Status: 404, FetchedAt: T0.Add(time.Minute), Expires: T0.Add(24 * time.Hour)}}},
+		{"tdmrep.json dropped", frontier.RobotsCopy{Host: "tdm.example", Status: 200, FetchedAt: T0, Expires: T0.Add(24 * time.Hour)}},
 		{"replaced", frontier.RobotsCopy{Host: "example.com", Status: 503, FetchedAt: T0.Add(time.Hour), Expires: T0.Add(2 * time.Hour)}},
 	}
 	for _, tt := range tests {
@@ -138,6 +144,10 @@ func testRobotsRoundTrip(t *testing.T, v *env) {
 			!got.FetchedAt.Equal(tt.c.FetchedAt) || !got.Expires.Equal(tt.c.Expires) {
 			t.Errorf("%s: Robots = %+v, want %+v", tt.name, got, tt.c)
 		}
+		if g, w := got.TDMRep, tt.c.TDMRep; g.Status != w.Status || !bytes.Equal(g.Body, w.Body) ||
+			!g.FetchedAt.Equal(w.FetchedAt) || !g.Expires.Equal(w.Expires) {
+			t.Errorf("%s: Robots' tdmrep.json = %+v, want %+v", tt.name, g, w)
+		}
 	}
 	cs, err := db.RobotsCopies()
 	if err != nil {
@@ -150,7 +160,7 @@ func testRobotsRoundTrip(t *testing.T, v *env) {
 			t.Errorf("RobotsCopies %s has a body of %d bytes, want none", c.Host, len(c.Body))
 		}
 	}
-	if want := []string{"example.com", "nofile.example", "odd.example"}; !reflect.DeepEqual(hosts, want) {
+	if want := []string{"example.com", "nofile.example", "odd.example", "tdm.example"}; !reflect.DeepEqual(hosts, want) {
 		t.Errorf("RobotsCopies hosts = %v, want %v", hosts, want)
 	}
 	if _, ok, err := db.Robots("unknown.example"); ok || err != nil {

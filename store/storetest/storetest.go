@@ -48,6 +48,7 @@ type HostReads interface {
 	Forget(hosts ...string) (int, error)
 	RobotsCopies() ([]frontier.RobotsCopy, error)
 	PaceGroups() ([]frontier.PaceMember, error)
+	HostRevisits(host string, now, soon time.Time) (frontier.HostRevisits, error)
 }
 
 // RunReads is what the commands read of the runs, and what the suite
@@ -109,6 +110,7 @@ func Run(t *testing.T, c Config) {
 		{"Prepare", testPrepare},
 		{"PrepareRefreshesWhatIsDue", testPrepareDue},
 		{"SitemapLastModRequeuesAChangedPage", testLastModRequeues},
+		{"HostRevisits", testHostRevisits},
 		{"CountsEntriesGet", testCountsEntriesGet},
 		{"ConcurrentTakeNeverSharesAnEntry", testConcurrentTake},
 		{"RecordWritesABatchInOneTransaction", testRecord},
