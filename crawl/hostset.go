@@ -14,8 +14,8 @@ import (
 )
 
 // takeBatch is how many eligible entries of a host are taken from the
-// frontier at once.
-const takeBatch = 16
+// frontier at once: on PostgreSQL, a run of the host's pages under one lease.
+const takeBatch = 32
 
 // hostSet is the run state of every host met so far, in the round-robin
 // order dispatch serves them, and what the frontier last said of their

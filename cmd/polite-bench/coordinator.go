@@ -21,7 +21,11 @@ import (
 // fetch, each page costing what it costs a crawl on PostgreSQL: a claim
 // of the host, a lease of the page, the page's record (entry settled and
 // fetch record) and the host's release. What they reach is the ceiling of
-// one database, whatever the hosts could serve.
+// one database, whatever the hosts could serve. Each claimer count runs
+// twice: a page at a time (the worst case: a host with one page due), then
+// in runs, as a worker that owns a host works it (a claim that starts a
+// run of the host's requests, the host's pages under one lease, their
+// records in one commit, one release).
 const (
 	coordHosts = 10_000
 	coordPages = 4 // per host: more than the claimers can reach in coordWindow
@@ -36,6 +40,8 @@ const coordWindow = 5 * time.Second
 // coordRow is one claimer count's figures.
 type coordRow struct {
 	claimers        int
+	runs            bool  // in runs of a host's pages, not a page at a time
+	trips           int64 // round trips to the server, every claimer's
 	claims, refused int64 // claims granted, refused (another owned the host)
 	records         int64 // pages recorded
 	wall            time.Duration
@@ -49,25 +55,27 @@ func (r coordRow) perSecond(n int64) float64 { return float64(n) / r.wall.Second
 // rows say so.
 func (b *bench) coordinator(ctx context.Context) error {
 	base := os.Getenv(benchPostgres)
-	for _, n := range coordClaimers {
-		if base == "" {
-			b.coord = append(b.coord, coordRow{claimers: n, skipped: "skipped: no PostgreSQL (" + benchPostgres + " unset)"})
-			continue
+	for _, runs := range []bool{false, true} {
+		for _, n := range coordClaimers {
+			if base == "" {
+				b.coord = append(b.coord, coordRow{claimers: n, runs: runs, skipped: "skipped: no PostgreSQL (" + benchPostgres + " unset)"})
+				continue
+			}
+			b.progress("coordinator: %d claimers vs %d hosts for %s (runs: %v)", n, coordHosts, coordWindow, runs)
+			r, err := coordOnce(ctx, base, n, runs)
+			if err != nil {
+				return err
+			}
+			b.coord = append(b.coord, r)
 		}
-		b.progress("coordinator: %d claimers vs %d hosts for %s", n, coordHosts, coordWindow)
-		r, err := coordOnce(ctx, base, n)
-		if err != nil {
-			return err
-		}
-		b.coord = append(b.coord, r)
 	}
 	return nil
 }
 
 // coordOnce seeds a fresh schema with coordHosts hosts of coordPages
 // pages and lets n claimers work it for coordWindow.
-func coordOnce(ctx context.Context, base string, n int) (coordRow, error) {
-	r := coordRow{claimers: n}
+func coordOnce(ctx context.Context, base string, n int, runs bool) (coordRow, error) {
+	r := coordRow{claimers: n, runs: runs}
 	u, drop, err := benchSchema(ctx, base)
 	if err != nil {
 		return r, err
@@ -98,7 +106,7 @@ func coordOnce(ctx context.Context, base string, n int) (coordRow, error) {
 	if _, err := dbs[0].Enqueue(job, es); err != nil {
 		return r, err
 	}
-	runs := make([]int64, n)
+	runIDs := make([]int64, n)
 	for i, db := range dbs {
 		if err := db.Acquire(frontier.Holder{Job: job, PID: os.Getpid(), Hostname: fmt.Sprintf("claimer-%d", i)}); err != nil {
 			return r, err
@@ -107,7 +115,7 @@ func coordOnce(ctx context.Context, base string, n int) (coordRow, error) {
 		if err != nil {
 			return r, err
 		}
-		runs[i] = run.ID
+		runIDs[i] = run.ID
 	}
 	var (
 		claims, refused, records atomic.Int64
@@ -115,11 +123,16 @@ func coordOnce(ctx context.Context, base string, n int) (coordRow, error) {
 		mu                       sync.Mutex
 		errs                     error
 	)
+	var before int64
+	for _, db := range dbs {
+		_, t := db.Trips()
+		before += t
+	}
 	start := time.Now()
 	stop := start.Add(coordWindow)
 	for i, db := range dbs {
 		wg.Go(func() {
-			err := claimer(db, job, runs[i], i*coordHosts/n, stop, &claims, &refused, &records)
+			err := claimer(db, job, runIDs[i], i*coordHosts/n, r.runs, stop, &claims, &refused, &records)
 			mu.Lock()
 			errs = errors.Join(errs, err)
 			mu.Unlock()
@@ -127,14 +140,21 @@ func coordOnce(ctx context.Context, base string, n int) (coordRow, error) {
 	}
 	wg.Wait()
 	r.wall = time.Since(start)
+	for _, db := range dbs {
+		_, t := db.Trips()
+		r.trips += t
+	}
+	r.trips -= before
 	r.claims, r.refused, r.records = claims.Load(), refused.Load(), records.Load()
 	return r, errs
 }
 
 // claimer works the hosts from first on, round and round, until stop:
 // for each, a claim; once granted, a lease of one page, its record after
-// a stub fetch, and the host's release.
-func claimer(db *postgres.DB, job string, run int64, first int, stop time.Time, claims, refused, records *atomic.Int64) error {
+// a stub fetch, and the host's release. In runs, the lease takes every
+// page of the host due, each is claimed before its stub fetch, and they
+// are recorded together.
+func claimer(db *postgres.DB, job string, run int64, first int, runs bool, stop time.Time, claims, refused, records *atomic.Int64) error {
 	for h := first; time.Now().Before(stop); h = (h + 1) % coordHosts {
 		host := fmt.Sprintf("h%05d.test", h)
 		now := time.Now()
@@ -147,15 +167,23 @@ func claimer(db *postgres.DB, job string, run int64, first int, stop time.Time, 
 			continue
 		}
 		claims.Add(1)
-		es, err := db.Take(job, host, now, 1)
+		n := 1
+		if runs {
+			n = 32
+		}
+		es, err := db.Take(job, host, now, n)
 		if err != nil {
 			return err
 		}
-		for i := range es {
-			es[i].State, es[i].LastStatus, es[i].FetchedAt = frontier.Done, 200, now
-		}
 		fetches := make([]frontier.Fetch, len(es))
 		for i, e := range es {
+			if i > 0 {
+				if c, err := db.Claim(host, time.Now(), 0); err != nil || !c.OK {
+					return errors.Join(err, fmt.Errorf("claim %d of a run of %s refused", i, host))
+				}
+				claims.Add(1)
+			}
+			es[i].State, es[i].LastStatus, es[i].FetchedAt = frontier.Done, 200, now
 			fetches[i] = frontier.Fetch{RunID: run, URL: e.URL, Host: host, Status: 200, FetchedAt: now}
 		}
 		if _, err := db.Record(job, nil, es, fetches); err != nil {
@@ -171,16 +199,22 @@ func claimer(db *postgres.DB, job string, run int64, first int, stop time.Time, 
 
 // printCoordinator writes the coordinator block.
 func printCoordinator(w io.Writer, rows []coordRow) {
-	fmt.Fprintf(w, "coordinator: N claimers vs %d hosts on one PostgreSQL, floors 0, stub fetch (claim, lease, record, release per page), %s each\n",
-		coordHosts, coordWindow)
+	fmt.Fprintf(w, "coordinator: N claimers vs %d hosts of %d pages on one PostgreSQL, floors 0, stub fetch, %s each;\n"+
+		"a page at a time (claim, lease, record, release per page), then in runs of a host's pages\n",
+		coordHosts, coordPages, coordWindow)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "claimers\tclaims/s\trecords/s\trefused/s\twall s\tnote")
+	fmt.Fprintln(tw, "claimers\tclaims/s\trecords/s\trefused/s\tround trips a page\twall s\tnote")
 	for _, r := range rows {
+		mode := "a page at a time"
+		if r.runs {
+			mode = "in runs"
+		}
 		if r.skipped != "" {
-			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t%s\n", r.claimers, r.skipped)
+			fmt.Fprintf(tw, "%d, %s\t-\t-\t-\t-\t-\t%s\n", r.claimers, mode, r.skipped)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.1f\t\n", r.claimers, r.perSecond(r.claims), r.perSecond(r.records), r.perSecond(r.refused), r.wall.Seconds())
+		fmt.Fprintf(tw, "%d, %s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t\n", r.claimers, mode, r.perSecond(r.claims), r.perSecond(r.records),
+			r.perSecond(r.refused), float64(r.trips)/float64(max(r.records, 1)), r.wall.Seconds())
 	}
 	tw.Flush()
 }

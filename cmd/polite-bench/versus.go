@@ -17,14 +17,16 @@ import (
 // colly, or another polite binary (-baseline) for a before/after ratio
 // from the same run.
 type peer struct {
-	name string
-	f    crawlerFigures
-	kept bool // polite: what it kept is counted
+	name   string
+	f      crawlerFigures
+	kept   bool // polite: what it kept is counted
+	shared bool // on PostgreSQL: compared with this polite's own workers
 }
 
-// peers runs, in this order, colly, the baseline binary and the baseline
-// with --warc; what is missing (no colly binary, no -baseline) is left
-// out with a note.
+// peers runs, in this order, the baseline binary, the baseline with
+// --warc and, under POLITE_TEST_POSTGRES, the baseline's workers on one
+// PostgreSQL job (compared with this polite's); what is missing (no
+// -baseline) is left out.
 func (b *bench) peers(ctx context.Context, dir string, urls []string, origins []*origin) ([]peer, error) {
 	o := b.opts
 	var ps []peer
@@ -54,6 +56,17 @@ func (b *bench) peers(ctx context.Context, dir string, urls []string, origins []
 				}
 			}
 			ps = append(ps, peer{name: name, f: f, kept: true})
+		}
+		if base := os.Getenv(benchPostgres); base != "" {
+			name := fmt.Sprintf("baseline %s, %d workers on PostgreSQL", filepath.Base(o.baseline), sharedThroughputWorkers)
+			b.progress("throughput: %s, %d URLs", name, len(urls))
+			bo := o
+			bo.polite = o.baseline
+			f, _, err := runWorkers(ctx, bo, filepath.Join(dir, "base-pg"), base, urls, origins, sharedThroughputWorkers)
+			if err != nil {
+				return nil, err
+			}
+			ps = append(ps, peer{name: name, f: f, shared: true})
 		}
 	}
 	return ps, nil
@@ -112,7 +125,13 @@ func (t *throughputResult) printRatios(w io.Writer) {
 	}
 	for i, p := range t.peers {
 		this := t.polite
-		if i == 1 && t.withWarc != nil {
+		switch {
+		case p.shared && t.shared != nil:
+			this = *t.shared
+			fmt.Fprintf(w, "%s / baseline on SQLite: %.2f pages/s\n", p.name, p.f.rate()/t.peers[0].f.rate())
+		case p.shared:
+			continue
+		case i == 1 && t.withWarc != nil:
 			this = *t.withWarc
 		}
 		fmt.Fprintf(w, "this polite / %s: %.2f pages/s, %.2f CPU s, %.2f peak RSS\n", p.name, this.rate()/p.f.rate(),

@@ -104,6 +104,7 @@ func crawlTogether(t *testing.T, dbs []*postgres.DB, o *ownedOrigin, pages int, 
 type ownedHit struct {
 	agent      string
 	host       string // the name it was sent to
+	path       string
 	start, end time.Time
 }
 
@@ -137,7 +138,7 @@ func (o *ownedOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<html><body>%s</body></html>", r.URL.Path)
 	}
 	o.mu.Lock()
-	o.hits = append(o.hits, ownedHit{agent: r.UserAgent(), host: r.Host, start: start, end: o.clock.Now()})
+	o.hits = append(o.hits, ownedHit{agent: r.UserAgent(), host: r.Host, path: r.URL.Path, start: start, end: o.clock.Now()})
 	o.mu.Unlock()
 }
 

@@ -51,8 +51,9 @@ func (rg *Registry) Release(frontier.Holder) error {
 		return nil
 	}
 	rg.unlisten()
-	_, err := rg.Deregister(id)
-	return err
+	err := rg.settleRuns(id)
+	_, derr := rg.Deregister(id)
+	return errors.Join(err, derr)
 }
 
 // Heartbeat says the worker is alive and renews its leases for LeaseTTL.
@@ -73,20 +74,36 @@ func (rg *Registry) Heartbeat(_ frontier.Holder, _ int64) error {
 // Claim claims the host's next request for this worker (see ClaimPace),
 // its times on the caller's clock: now plus the durations the store's
 // clock says.
+// Once Acquire registered the worker, a claim the database grants starts
+// a run of the host's requests that the next claims take without a round
+// trip (see claimRun).
 func (cd *Coordination) Claim(host string, now time.Time, delay time.Duration) (frontier.PaceClaim, error) {
-	c, err := cd.ClaimPace(host, cd.worker.Load(), delay)
+	worker := cd.worker.Load()
+	if pc, ok := cd.runs.take(host, now, delay); ok && worker != 0 {
+		return pc, nil
+	}
+	c, err := cd.ClaimPace(host, worker, delay)
 	if err != nil {
+		cd.runs.end(host)
 		return frontier.PaceClaim{}, err
 	}
 	pc := frontier.PaceClaim{OK: c.OK, Wait: now.Add(c.Wait()), TookOver: c.TookOver, Owned: c.Owner != 0}
-	if c.OK {
-		pc.Until = now.Add(c.OwnerUntil.Sub(c.At))
+	if !c.OK {
+		cd.runs.end(host)
+		return pc, nil
+	}
+	pc.Until = now.Add(c.OwnerUntil.Sub(c.At))
+	if worker != 0 {
+		cd.runs.start(host, now, c)
 	}
 	return pc, nil
 }
 
-// ReleaseHost gives up this worker's ownership of host (see ReleasePace).
-func (cd *Coordination) ReleaseHost(host string) error { return cd.ReleasePace(host, cd.worker.Load()) }
+// ReleaseHost gives up this worker's ownership of host (see ReleasePace),
+// the next slot of its run of claims kept for the next owner.
+func (cd *Coordination) ReleaseHost(host string) error {
+	return cd.releasePace(host, cd.worker.Load(), cd.runs.end(host)[host])
+}
 
 // Pending reports how many entries of the job other workers hold in
 // flight under a lease that still runs, and when to look again, on the

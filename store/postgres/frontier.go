@@ -38,83 +38,13 @@ func (f *Frontier) Enqueue(job string, es []frontier.Entry) (int, error) {
 	}
 	n := 0
 	err := f.write("enqueue", func(ctx context.Context, tx pgx.Tx) error {
-		var err error
-		if n, err = enqueue(ctx, tx, job, es); err != nil || n == 0 {
-			return err
+		p, err := newProgress(job, f.worker.Load(), es, nil, nil)
+		if err == nil {
+			n, _, err = p.inTx(ctx, tx)
 		}
-		return notify(ctx, tx, f.worker.Load())
+		return err
 	})
 	return n, err
-}
-
-func enqueue(ctx context.Context, tx pgx.Tx, job string, es []frontier.Entry) (int, error) {
-	added := 0
-	lastmods := make(map[string]listing)
-	for len(es) > 0 {
-		chunk := es[:min(len(es), enqueueRows)]
-		es = es[len(chunk):]
-		args := make([]any, 0, enqueueParams*len(chunk))
-		rows := make([]string, len(chunk))
-		for i, e := range chunk {
-			if e.State == "" {
-				e.State = frontier.Queued
-			}
-			if err := checkEntry(e); err != nil {
-				return 0, err
-			}
-			ph := make([]string, enqueueParams)
-			for j := range ph {
-				ph[j] = fmt.Sprintf("$%d", len(args)+j+1)
-			}
-			rows[i] = "(" + strings.Join(ph, ", ") + ")"
-			args = append(args, job, e.URL, e.Host, string(e.State), e.Attempts, toNanos(e.NextAt), e.Priority,
-				e.Depth, e.Hops, e.Parent, e.ETag, e.LastModified, e.LastStatus, e.Reason, toNanos(e.FetchedAt),
-				e.File, e.SHA256, e.Bytes, string(e.Kind), toNanos(e.LastMod), e.ListedBy)
-			if !e.LastMod.IsZero() {
-				lastmods[e.URL] = listing{toNanos(e.LastMod), e.ListedBy}
-			}
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO frontier (`+enqueueColumns+`) VALUES `+
-			strings.Join(rows, ", ")+` ON CONFLICT (job, url) DO NOTHING`, args...)
-		if err != nil {
-			return 0, fmt.Errorf("%s...: %w", chunk[0].URL, err)
-		}
-		added += int(tag.RowsAffected())
-	}
-	return added, setLastMods(ctx, tx, job, lastmods)
-}
-
-// listing is a lastmod a sitemap listed, and that sitemap.
-type listing struct {
-	lastmod int64
-	by      string
-}
-
-// setLastMods gives existing entries the lastmod a sitemap listed anew,
-// and that sitemap (by URL; the last one a batch gave). A done or
-// not-modified page whose new lastmod is after its last fetch is queued
-// again, due or not.
-func setLastMods(ctx context.Context, tx pgx.Tx, job string, lastmods map[string]listing) error {
-	if len(lastmods) == 0 {
-		return nil
-	}
-	urls := make([]string, 0, len(lastmods))
-	lms := make([]int64, 0, len(lastmods))
-	bys := make([]string, 0, len(lastmods))
-	for u, l := range lastmods {
-		urls, lms, bys = append(urls, u), append(lms, l.lastmod), append(bys, l.by)
-	}
-	_, err := tx.Exec(ctx, `UPDATE frontier f SET lastmod = u.lm, listed_by = u.by,
-			state = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
-				THEN 'queued' ELSE f.state END,
-			attempts = CASE WHEN f.state IN ('done', 'not-modified') AND f.fetched_at > 0 AND u.lm > f.fetched_at
-				THEN 0 ELSE f.attempts END
-		FROM unnest($2::text[], $3::bigint[], $4::text[]) AS u(url, lm, by)
-		WHERE f.job = $1 AND f.url = u.url AND (f.lastmod <> u.lm OR f.listed_by <> u.by)`, job, urls, lms, bys)
-	if err != nil {
-		return fmt.Errorf("set lastmods: %w", err)
-	}
-	return nil
 }
 
 // checkEntry refuses an entry the frontier could never schedule.
@@ -196,17 +126,14 @@ func (f *Frontier) Update(es []frontier.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
+	p, err := newProgress("", 0, nil, es, nil)
+	if err != nil {
+		return err
+	}
 	return f.write("update entries", func(ctx context.Context, tx pgx.Tx) error {
-		_, err := update(ctx, tx, es, 0)
+		_, _, err := p.inTx(ctx, tx)
 		return err
 	})
-}
-
-// update writes back es. With a worker (not 0), an entry is written only
-// while that worker holds its lease, and the others are returned;
-// without, a missing entry is frontier.ErrNotFound.
-func update(ctx context.Context, tx pgx.Tx, es []frontier.Entry, worker int64) ([]frontier.Entry, error) {
-	return writeBatch(ctx, tx, es, worker, nil)
 }
 
 // Record writes one batch of a crawl's progress in one transaction, as
@@ -229,25 +156,22 @@ func (f *Frontier) record(op, job string, worker int64, added, changed []frontie
 	if len(added)+len(changed)+len(fetches) == 0 {
 		return 0, nil, nil
 	}
+	p, err := newProgress(job, worker, added, changed, fetches)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", op, err)
+	}
 	var (
 		n    int
 		lost []frontier.Entry
 	)
-	err := f.write(op, func(ctx context.Context, tx pgx.Tx) error {
-		var err error
-		if len(added) > 0 {
-			if n, err = enqueue(ctx, tx, job, added); err != nil {
-				return err
-			}
-			if n > 0 {
-				if err = notify(ctx, tx, worker); err != nil { // waiting workers may take them
-					return err
-				}
-			}
-		}
-		lost, err = writeBatch(ctx, tx, changed, worker, fetches)
-		return err
-	})
+	if worker != 0 {
+		n, lost, err = f.alone(op, p) // one round trip
+	} else {
+		err = f.write(op, func(ctx context.Context, tx pgx.Tx) error {
+			n, lost, err = p.inTx(ctx, tx)
+			return err
+		})
+	}
 	if err != nil {
 		return 0, nil, err
 	}

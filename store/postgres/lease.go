@@ -72,8 +72,12 @@ func (f *Frontier) lease(op, job, host string, worker int64, now any, n int, ttl
 // returns them, as store.DB.Take. They are leased to the worker that
 // Acquire registered (owner 0 before it) for the lease time (LeaseTTL),
 // which Heartbeat renews; entries whose lease ran out by the store's clock
-// are taken again.
+// are taken again. Of a host the worker claims in runs (see claimRun),
+// it takes no more than the host's pace allows within the lease time.
 func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
+	if d, ok := f.runs.delay(host); ok && d > 0 {
+		n = min(n, max(1, int(f.leaseTTL()/d)))
+	}
 	if n <= 0 {
 		return nil, nil
 	}

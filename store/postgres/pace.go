@@ -134,8 +134,16 @@ func (r paceRow) refusal(worker int64, poll time.Duration) Claim {
 // ReleasePace gives up worker's ownership of host, if it has it, so that
 // another worker may continue at once; the pace (next_at, holds) stays.
 func (cd *Coordination) ReleasePace(host string, worker int64) error {
+	return cd.releasePace(host, worker, 0)
+}
+
+// releasePace is ReleasePace that also moves the host's next slot to
+// next (unix ns, the store's clock) when it is later: the slot a run of
+// claims left (see claimRun).
+func (cd *Coordination) releasePace(host string, worker, next int64) error {
 	return cd.write("release pace of "+host, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE host = $1 AND owner = $2 AND owner_until > 0`, host, worker)
+		tag, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0, next_at = GREATEST(next_at, $3)
+			WHERE host = $1 AND owner = $2 AND owner_until > 0`, host, worker, next)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}

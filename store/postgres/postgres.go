@@ -106,6 +106,8 @@ type conn struct {
 	pool   *pgxpool.Pool
 	server string       // host:port, for errors
 	lost   atomic.Int64 // entries recorded without their lease (see LeaseLost)
+	counts *trips       // transactions and round trips (see Trips)
+	runs   claimRuns    // the worker's runs of claims, by host
 
 	wake       chan struct{} // the other workers' wake-ups (see Wakes)
 	stopListen func()        // ends listen's goroutine; nil when not listening
@@ -148,7 +150,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	c := &conn{server: serverName(cfg.ConnConfig)}
+	c := &conn{server: serverName(cfg.ConnConfig), counts: &trips{}}
+	cfg.ConnConfig.Tracer = c.counts
 	c.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open db on PostgreSQL %s: %w", c.server, err)
@@ -215,14 +218,20 @@ func (c *conn) read(op string, fn func(context.Context, pgx.Tx) error) error {
 func (c *conn) inTx(op string, o pgx.TxOptions, fn func(context.Context, pgx.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout())
 	defer cancel()
-	err := pgx.BeginTxFunc(ctx, c.pool, o, func(tx pgx.Tx) error { return fn(ctx, tx) })
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: PostgreSQL %s did not answer within %s: %w", op, c.server, c.timeout(), err)
-		}
-		return fmt.Errorf("%s: %w", op, err)
+	c.counts.tx.Add(1)
+	if err := pgx.BeginTxFunc(ctx, c.pool, o, func(tx pgx.Tx) error { return fn(ctx, tx) }); err != nil {
+		return c.failed(op, err)
 	}
 	return nil
+}
+
+// failed wraps the error of a transaction with op, and says so when the
+// server did not answer in time.
+func (c *conn) failed(op string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: PostgreSQL %s did not answer within %s: %w", op, c.server, c.timeout(), err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 // nowArg is the store's clock as a query argument: unix nanoseconds, or

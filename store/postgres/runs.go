@@ -110,14 +110,14 @@ func (rl *RunLog) AddFetches(fs []frontier.Fetch) error {
 	if len(fs) == 0 {
 		return nil
 	}
+	p, err := newProgress("", 0, nil, nil, fs)
+	if err != nil {
+		return err
+	}
 	return rl.write("record fetches", func(ctx context.Context, tx pgx.Tx) error {
-		return addFetches(ctx, tx, fs)
+		_, _, err := p.inTx(ctx, tx)
+		return err
 	})
-}
-
-func addFetches(ctx context.Context, tx pgx.Tx, fs []frontier.Fetch) error {
-	_, err := writeBatch(ctx, tx, nil, 0, fs)
-	return err
 }
 
 // insertFetchSQL adds one fetch record.

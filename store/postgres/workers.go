@@ -83,7 +83,12 @@ func (rg *Registry) Workers(window time.Duration) ([]Worker, error) {
 
 // Deregister removes a worker that stops, and puts the entries it still
 // holds back in the queue for the others. It returns how many.
-func (rg *Registry) Deregister(id int64) (int, error) {
+func (rg *Registry) Deregister(id int64) (int, error) { return rg.deregister(id, false) }
+
+// deregister is Deregister; a dead worker's hosts keep their next slot
+// no earlier than where the worker's runs of claims may have left it (see
+// claimRun): claimRunMargin before its ownership would have ended.
+func (rg *Registry) deregister(id int64, dead bool) (int, error) {
 	n := 0
 	err := rg.write(fmt.Sprintf("deregister worker %d", id), func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE frontier SET state = 'queued', lease_owner = 0, lease_until = 0
@@ -94,7 +99,9 @@ func (rg *Registry) Deregister(id int64) (int, error) {
 		n = int(tag.RowsAffected())
 		// Its hosts go to the others at once (its crawl saved their pace
 		// state before).
-		if _, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0 WHERE owner = $1`, id); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE host_pace SET owner_until = 0,
+			next_at = CASE WHEN $2 THEN GREATEST(next_at, owner_until - $3) ELSE next_at END
+			WHERE owner = $1`, id, dead, int64(claimRunMargin)); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id); err != nil {
@@ -136,7 +143,7 @@ func (rg *Registry) Reap(hostname string) (int, error) {
 	})
 	n := 0
 	for _, id := range dead {
-		k, derr := rg.Deregister(id)
+		k, derr := rg.deregister(id, true)
 		n, err = n+k, errors.Join(err, derr)
 	}
 	return n, err
