@@ -244,14 +244,14 @@ func writeLine(w *bufio.Writer, line []byte) error {
 	return w.WriteByte('\n')
 }
 
-// WriteReports writes a run's report.json (data and a newline) and
-// report.html (what html writes) into its own folder, runs/RUN, and again
-// at the top of the output folder, where they are the latest run's.
+// WriteReports writes a run's report.json (data, compact JSON, indented
+// as it is written: WriteIndented) and report.html (what html writes) into
+// its own folder, runs/RUN, and again at the top of the output folder,
+// where they are the latest run's.
 func (o *Dir) WriteReports(run string, data []byte, html func(io.Writer) error) error {
 	for _, dir := range []string{RunDir(run), ""} {
 		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
-			_, err := w.Write(append(data, '\n'))
-			return err
+			return WriteIndented(w, data)
 		})
 		if err == nil {
 			err = o.replace(path.Join(dir, "report.html"), html)
