@@ -238,6 +238,15 @@ func TestCLIOutIsAnArchive(t *testing.T) {
 		if got, _ := os.ReadFile(page); string(got) != string(own) {
 			t.Errorf("polite report 2 --html wrote another page than run 2's own report.html")
 		}
+		// The run stores its report compact and writes report.json
+		// indented as it goes: polite report --json reads the same.
+		ownJSON, err := os.ReadFile(filepath.Join(runFolder(t, out, 2), "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, "", "report", "--db", db, "2", "--json"); r.code != 0 || r.stdout != string(ownJSON) {
+			t.Errorf("polite report 2 --json: exit %d, %d bytes, want run 2's own report.json (%d bytes)\n%s", r.code, len(r.stdout), len(ownJSON), r.stdout)
+		}
 	})
 
 	// Another database writing to the same folder numbers its runs from 1

@@ -238,7 +238,7 @@ func (c *crawler) finish(runErr error) (*report.Report, error) {
 		c.log.Warn(advice) // names of one server, each paced alone (--pace-by host)
 	}
 	rep.ExitCode = exitCode(errors.Join(runErr, manErr), len(rep.Dead) > 0 || rep.HostFailed())
-	data, _ := json.MarshalIndent(rep, "", "  ")
+	data, _ := json.Marshal(rep) // compact: stored so, and indented as report.json is written
 	wrErr := c.out.WriteReports(c.run.Folder(), data, rep.WriteHTML)
 	rep.Unwritten = wrErr != nil
 	repErr := errors.Join(manErr, wrErr)

@@ -159,6 +159,10 @@ func checkReportFiles(t *testing.T, dir string, rep *report.Report) {
 	if string(got) != string(want) {
 		t.Errorf("report.json differs from the report Run returned:\n got %s\nwant %s", got, want)
 	}
+	// Written as a stream, it reads as the report indented whole would.
+	if indented, _ := json.MarshalIndent(rep, "", "  "); string(data) != string(indented)+"\n" {
+		t.Errorf("report.json is not the report indented by two spaces and a newline:\n%s", data)
+	}
 	if abs, _ := filepath.Abs(dir); onDisk.OutDir != abs {
 		t.Errorf("report.json out_dir = %q, want %q", onDisk.OutDir, abs)
 	}

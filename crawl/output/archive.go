@@ -244,21 +244,33 @@ func writeLine(w *bufio.Writer, line []byte) error {
 	return w.WriteByte('\n')
 }
 
-// WriteReports writes a run's report.json (data and a newline) and
-// report.html (what html writes) into its own folder, runs/RUN, and again
-// at the top of the output folder, where they are the latest run's.
+// WriteReports writes a run's report.json (data, compact JSON, indented
+// as it is written: WriteIndented) and report.html (what html writes) into
+// its own folder, runs/RUN, and copies them to the top of the output
+// folder, where they are the latest run's.
 func (o *Dir) WriteReports(run string, data []byte, html func(io.Writer) error) error {
-	for _, dir := range []string{RunDir(run), ""} {
-		err := o.replace(path.Join(dir, "report.json"), func(w io.Writer) error {
-			_, err := w.Write(append(data, '\n'))
-			return err
-		})
+	own := RunDir(run)
+	err := o.replace(path.Join(own, "report.json"), func(w io.Writer) error {
+		return WriteIndented(w, data)
+	})
+	if err == nil {
+		err = o.replace(path.Join(own, "report.html"), html)
+	}
+	for _, name := range []string{"report.json", "report.html"} {
 		if err == nil {
-			err = o.replace(path.Join(dir, "report.html"), html)
-		}
-		if err != nil {
-			return err
+			err = o.replace(name, func(w io.Writer) error { return o.copyFile(w, path.Join(own, name)) })
 		}
 	}
-	return nil
+	return err
+}
+
+// copyFile writes the file name under the output folder to w.
+func (o *Dir) copyFile(w io.Writer, name string) error {
+	f, err := o.root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }

@@ -18,6 +18,7 @@ const (
 	latTop    = 212.0
 	latBot    = 282.0
 	maxPoints = 4000 // latency dots drawn at most; the rest share pixels
+	dotR      = 2.5  // radius of a response's dot
 )
 
 // timelineSVG draws a host's timeline: the delay as a step line over the
@@ -146,7 +147,7 @@ func (sc *scale) answers(b *strings.Builder, h *HostStats) {
 			fmt.Fprintf(b, `<path d="M%.1f %.1fl6 6m0 -6l-6 6" stroke="#1f2328" stroke-width="1.5"><title>error at %s</title></path>`, cx-3, cy-3, HumanSeconds(p.AtS))
 			continue
 		}
-		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%d, %.0f ms at %s</title></circle>`, cx, cy, class, p.Status, p.LatencyMS, HumanSeconds(p.AtS))
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%d, %.0f ms at %s</title></circle>`, cx, cy, dotR, class, p.Status, p.LatencyMS, HumanSeconds(p.AtS))
 	}
 	// 429 and 503: a red mark on top of the delay plot and a thin line down.
 	for _, p := range h.Timeline {

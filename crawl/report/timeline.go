@@ -1,10 +1,15 @@
 package report
 
 // timelineMax bounds the points a host's timeline holds, so that what a
-// run keeps for its report does not grow with the pages it fetches: a
-// chart is a few hundred pixels wide, and 1,024 points of 40 bytes for
-// each of 200 hosts are 8 MB however long the run.
-const timelineMax = 1024
+// run keeps for its report does not grow with the pages it fetches. It is
+// what report.html's chart draws: once a timeline has halved it holds 256
+// to 512 points, so over the plot's 912 units (plotR - plotL) two
+// neighbours are at most 3.6 units apart, closer than a dot is wide
+// (2 * dotR = 5): more points would only draw dots over each other, and
+// 256 (128 to 256, 7.1 units apart) would leave gaps. 512 points cost
+// about 20 KB a host in memory and 30 KB in report.json and the runs
+// table, however long the run.
+const timelineMax = 512
 
 // AddPoint appends one response to the host's timeline. Once the timeline
 // holds timelineMax points it halves, each two neighbours merged into one

@@ -67,3 +67,16 @@ func TestTimelineShortRunKeepsEveryPoint(t *testing.T) {
 		}
 	}
 }
+
+// A timeline holds as many points as its chart can tell apart: once
+// halved, its neighbours' dots still touch across the plot, and a timeline
+// of half the size would leave gaps between them.
+func TestTimelineMaxIsWhatTheChartDraws(t *testing.T) {
+	width := plotR - plotL
+	if gap := width / (timelineMax / 2); gap > 2*dotR {
+		t.Errorf("a halved timeline of %d points spreads %.1f units apart, wider than a dot (%g): the chart shows gaps", timelineMax/2, gap, 2*dotR)
+	}
+	if gap := width / (timelineMax / 4); gap <= 2*dotR {
+		t.Errorf("timelines of %d points would still draw touching dots (%.1f units apart): timelineMax %d keeps more than the chart uses", timelineMax/4, gap, timelineMax)
+	}
+}
