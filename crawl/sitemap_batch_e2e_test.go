@@ -35,7 +35,7 @@ func (s *recordSpy) Record(job string, added, changed []frontier.Entry, fetches 
 // in the frontier and counted in the report.
 func TestSitemapURLsEnterTheFrontierABatchAtATime(t *testing.T) {
 	t.Parallel()
-	const children, perChild = 3, sitemap.DefaultBatch * 5 / 2
+	const children, perChild = 2, sitemap.DefaultBatch * 3 / 2
 	web := newFakeWeb(t)
 	site := web.add("maps.example", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
