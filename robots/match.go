@@ -98,6 +98,15 @@ func (r *rule) match(path string) bool {
 	return strings.HasPrefix(path, r.pattern)
 }
 
+// MatchPattern matches path against a pattern as written, with no
+// normalisation: "*" stands for any run of characters, a final "$" for
+// the end of the path; otherwise the pattern is a prefix. It is how other
+// files of a site (TDMRep's tdmrep.json) write their path rules.
+func MatchPattern(pattern, path string) bool {
+	anchored := strings.HasSuffix(pattern, "$")
+	return globMatch(strings.Split(strings.TrimSuffix(pattern, "$"), "*"), anchored, path)
+}
+
 // globMatch matches path against a pattern split at its wildcards, from
 // the start of the path, to its end when anchored. Taking the leftmost
 // occurrence of each segment is enough when "*" is the only wildcard, and

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/polite-crawler/polite/robots"
 )
 
 // TDMRepPath is where an origin publishes its TDMRep rules.
@@ -70,35 +72,10 @@ func (f *TDMFile) For(path string) (Signal, bool) {
 		return Signal{}, false
 	}
 	for i, r := range f.Rules {
-		if matchLocation(r.Location, path) {
+		if robots.MatchPattern(r.Location, path) { // "*" any run, a final "$" the end
 			return Signal{Source: FromTDMRep, TDM: tdm(r.Reservation), Policy: r.Policy,
 				Rule: fmt.Sprintf("rule %d, location %s", i, r.Location)}, true
 		}
 	}
 	return Signal{}, false
-}
-
-// matchLocation matches a TDMRep location against a path: "*" stands for
-// any run of characters and a final "$" for the end; otherwise the
-// location is a prefix.
-func matchLocation(loc, path string) bool {
-	anchored := strings.HasSuffix(loc, "$")
-	loc = strings.TrimSuffix(loc, "$")
-	segs := strings.Split(loc, "*")
-	if !strings.HasPrefix(path, segs[0]) {
-		return false
-	}
-	rest := path[len(segs[0]):]
-	for i, s := range segs[1:] {
-		last := i == len(segs)-2
-		if last && anchored {
-			return strings.HasSuffix(rest, s)
-		}
-		j := strings.Index(rest, s)
-		if j < 0 {
-			return false
-		}
-		rest = rest[j+len(s):]
-	}
-	return !anchored || rest == ""
 }
