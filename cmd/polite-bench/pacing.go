@@ -285,16 +285,28 @@ func urlsFor(cfg crawltest.Config, window time.Duration) int {
 // scratch makes what one measured run needs: a temporary folder holding a
 // fresh database, and n origins of cfg. done stops and removes it all.
 func scratch(n int, cfg crawltest.Config) (dir string, db *store.DB, origins []*origin, done func(), err error) {
-	if dir, err = os.MkdirTemp("", "polite-bench-"); err != nil {
-		return "", nil, nil, nil, err
-	}
-	if db, err = store.Open(filepath.Join(dir, "polite.db")); err != nil {
-		os.RemoveAll(dir)
+	dir, db, dbDone, err := scratchDB()
+	if err != nil {
 		return "", nil, nil, nil, err
 	}
 	origins = startOrigins(n, cfg)
 	return dir, db, origins, func() {
 		closeOrigins(origins)
+		dbDone()
+	}, nil
+}
+
+// scratchDB makes a temporary folder holding a fresh database. done
+// closes the database and removes the folder.
+func scratchDB() (dir string, db *store.DB, done func(), err error) {
+	if dir, err = os.MkdirTemp("", "polite-bench-"); err != nil {
+		return "", nil, nil, err
+	}
+	if db, err = store.Open(filepath.Join(dir, "polite.db")); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, err
+	}
+	return dir, db, func() {
 		db.Close()
 		os.RemoveAll(dir)
 	}, nil

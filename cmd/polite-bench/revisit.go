@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/revisit"
 	"github.com/polite-crawler/polite/crawl/seeds"
-	"github.com/polite-crawler/polite/store"
 )
 
 // The revisit scenario (issue 32): ten nights of a 500-page site whose
@@ -72,16 +70,11 @@ func (b *bench) revisits(ctx context.Context) error {
 // count, not how long they take.
 func (b *bench) revisitNights(ctx context.Context, name string, p revisit.Policy) (revisitRow, error) {
 	r := revisitRow{name: name}
-	dir, err := os.MkdirTemp("", "polite-bench-revisit-")
+	dir, db, done, err := scratchDB()
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "polite.db"))
-	if err != nil {
-		return r, err
-	}
-	defer db.Close()
+	defer done()
 	site := crawltest.NewNights(crawltest.NightsConfig{Pages: revisitPages, Daily: revisitDaily, Weekly: revisitWeekly,
 		LastModEvery: revisitLastMod, Seed: revisitSeed}, time.Now().Add(-30*24*time.Hour))
 	srv := httptest.NewServer(site)

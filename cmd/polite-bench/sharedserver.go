@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
 	"github.com/polite-crawler/polite/crawl/hostgroup"
-	"github.com/polite-crawler/polite/store"
 )
 
 // The shared-server scenario (issue 28): one origin process on
@@ -57,16 +54,11 @@ func (b *bench) sharedServerOnce(ctx context.Context, cfg crawltest.Config, by h
 		name = policyByIP
 	}
 	r := newRow(sharedServerScenario, name)
-	dir, err := os.MkdirTemp("", "polite-bench-")
+	dir, db, done, err := scratchDB()
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "polite.db"))
-	if err != nil {
-		return r, err
-	}
-	defer db.Close()
+	defer done()
 	o, srvs := crawltest.ServePorts(cfg, sharedPorts)
 	defer func() {
 		for _, s := range srvs {
