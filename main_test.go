@@ -31,6 +31,7 @@ import (
 var polite string
 
 func TestMain(m *testing.M) {
+	crawltest.ScratchInRAM()
 	dir, err := os.MkdirTemp("", "polite-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
