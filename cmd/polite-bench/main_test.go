@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -347,5 +348,34 @@ func TestRevisitTargets(t *testing.T) {
 	}
 	if got := revisitTargets(nil); got != nil {
 		t.Errorf("no revisit rows: %q, want no line", got)
+	}
+}
+
+// procTimes reads this process's parent and CPU time from /proc, as the
+// shared crawl's server CPU is read.
+func TestProcTimesReadsThisProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system: the bench reports the server's CPU as not measured")
+	}
+	for selfCPU() < 50*time.Millisecond { // spend a few of /proc's ticks
+		_ = strconv.Itoa(len(t.Name()))
+	}
+	st, ok := procTimes(strconv.Itoa(os.Getpid()))
+	if !ok || st.ppid != strconv.Itoa(os.Getppid()) || st.self <= 0 {
+		t.Fatalf("procTimes(self) = %+v, %v; want parent %d and some CPU time", st, ok, os.Getppid())
+	}
+}
+
+// sharedCPU turns the CPU of both crawls into the most the shared one can
+// reach on shared cores: the inverse ratio of the CPU a page takes.
+func TestSharedCPUCeiling(t *testing.T) {
+	one := crawlerFigures{cpu: 600 * time.Millisecond, origins: 200 * time.Millisecond}
+	shared := crawlerFigures{cpu: time.Second, server: 400 * time.Millisecond, origins: 200 * time.Millisecond}
+	if got := sharedCPU(one, shared, 1000); !strings.Contains(got, "server 0.40") || !strings.Contains(got, "at most 0.50x") {
+		t.Errorf("sharedCPU = %q; want the server's 0.40 ms a page and a ceiling of 0.50x", got)
+	}
+	shared.server = -1
+	if got := sharedCPU(one, shared, 1000); !strings.Contains(got, "not measured") {
+		t.Errorf("sharedCPU without the server's CPU = %q; want it said not measured", got)
 	}
 }

@@ -50,7 +50,13 @@ func runWorkers(ctx context.Context, o options, dir, base string, urls []string,
 		errs []error
 		wg   sync.WaitGroup
 	)
-	start := time.Now()
+	f.server = -1
+	server, measured := serverCPU(ctx, db)
+	var server0 time.Duration
+	if measured {
+		server0 = server()
+	}
+	start, self := time.Now(), selfCPU()
 	for i := range n {
 		args := []string{"crawl", "--db", db, "--out", filepath.Join(dir, "out-"+strconv.Itoa(i)), "--job", "throughput",
 			"--floor", "0", "--start", "0", "--decrease", "0", "--concurrency", strconv.Itoa(o.concurrency),
@@ -69,7 +75,10 @@ func runWorkers(ctx context.Context, o options, dir, base string, urls []string,
 		})
 	}
 	wg.Wait()
-	f.wall = time.Since(start)
+	f.wall, f.origins = time.Since(start), selfCPU()-self
+	if measured {
+		f.server = server() - server0
+	}
 	if len(errs) > 0 {
 		return f, 0, errs[0]
 	}

@@ -167,6 +167,7 @@ func (b *table) targets(o options) []string {
 		out = append(out, fmt.Sprintf("throughput, %d workers on PostgreSQL: every page once, done in the shared frontier: %s (%d page answers, %d distinct of %d, %d done; %.0f pages/s, %.2fx the single SQLite crawl)",
 			sharedThroughputWorkers, verdict(s.pages == t.urls() && t.sharedDistinct == t.urls() && s.recorded == t.urls()),
 			s.pages, t.sharedDistinct, t.urls(), s.recorded, s.rate(), s.rate()/t.polite.rate()))
+		out = append(out, sharedCPU(t.polite, *s, t.urls()))
 	}
 	if s := b.seeds; s != nil {
 		out = append(out, s.target())
@@ -223,4 +224,21 @@ func (t *throughputResult) print(w io.Writer) {
 	if t.note != "" {
 		fmt.Fprintln(w, strings.TrimSpace(t.note))
 	}
+}
+
+// sharedCPU says what a page costs in CPU in the single SQLite crawl and
+// in the shared one, the PostgreSQL server included, and what ratio of
+// pages/s that allows when the crawlers, the server and the origins
+// share the same cores and keep them busy: the inverse ratio of the CPU
+// a page takes.
+func sharedCPU(one, shared crawlerFigures, pages int) string {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(pages) }
+	if shared.server < 0 {
+		return fmt.Sprintf("  CPU a page: the SQLite crawl %.2f ms, the %d workers %.2f ms, the PostgreSQL server not measured (not on this machine)",
+			ms(one.cpu), sharedThroughputWorkers, ms(shared.cpu))
+	}
+	single := one.cpu + one.origins
+	both := shared.cpu + shared.server + shared.origins
+	return fmt.Sprintf("  CPU a page: the SQLite crawl %.2f ms + origins %.2f; the %d workers %.2f ms + the PostgreSQL server %.2f + origins %.2f: on shared cores at most %.2fx the SQLite crawl's pages/s",
+		ms(one.cpu), ms(one.origins), sharedThroughputWorkers, ms(shared.cpu), ms(shared.server), ms(shared.origins), float64(single)/float64(both))
 }

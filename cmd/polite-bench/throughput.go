@@ -36,6 +36,8 @@ type crawlerFigures struct {
 	p90      time.Duration // from the first request to the arrival of 90% of the pages
 	rssKiB   int64         // peak resident set of the child process
 	cpu      time.Duration // user and system CPU time of the child process
+	origins  time.Duration // CPU time of the bench (the origins serving) during the crawl
+	server   time.Duration // CPU time of the PostgreSQL server during a shared crawl, -1 unknown
 	recorded int           // 2xx fetches of the run in SQLite
 	onDisk   int           // manifest bodies found on disk with their size
 	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
@@ -226,10 +228,10 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
-	start := time.Now()
+	start, self := time.Now(), selfCPU()
 	var err error
 	f.rssKiB, f.cpu, err = runChild(cmd)
-	f.wall = time.Since(start)
+	f.wall, f.origins = time.Since(start), selfCPU()-self
 	if err != nil {
 		return f, fmt.Errorf("polite crawl: %w\n%s", err, output.Bytes())
 	}
