@@ -94,6 +94,38 @@ func TestEnqueueNewAndFullEntries(t *testing.T) {
 	}
 }
 
+// TestEnqueueAlikeEntries: entries that share all but their URL, host
+// and priority (a seed file's batch) store each their own and the shared
+// values, a full chunk's and a short one's, and a URL the job has stays
+// as it was.
+func TestEnqueueAlikeEntries(t *testing.T) {
+	db := mustOpen(t)
+	if _, err := db.Enqueue("j", manyEntries(5, 1, 4)); err != nil {
+		t.Fatal(err)
+	}
+	es := manyEntries(0, 130, 4)
+	for i := range es {
+		es[i].State, es[i].NextAt, es[i].Depth, es[i].Hops = frontier.Deferred, t0, 2, 1
+		es[i].Parent, es[i].Kind = "https://p.example/", frontier.Sitemap
+	}
+	if n, err := db.Enqueue("j", es); err != nil || n != len(es)-1 {
+		t.Fatalf("Enqueue = %d, %v; want %d", n, err, len(es)-1)
+	}
+	for _, i := range []int{0, 1, 5, 63, 64, 65, 128, 129} {
+		got, err := db.Get("j", es[i].URL)
+		want := es[i]
+		if i == 5 {
+			want = manyEntries(5, 1, 4)[0]
+			want.State, want.Kind = frontier.Queued, frontier.Page
+		}
+		if err != nil || got.Host != want.Host || got.State != want.State || got.Priority != want.Priority ||
+			got.Depth != want.Depth || got.Hops != want.Hops || got.Parent != want.Parent || got.Kind != want.Kind ||
+			!got.NextAt.Equal(want.NextAt) {
+			t.Errorf("entry %d = %+v, %v; want %+v", i, got, err, want)
+		}
+	}
+}
+
 // TestLoadCacheShrinksOnceTheCrawlRecords: a seed load works with the
 // large page cache; the crawl's first record shrinks it back, so a long
 // crawl's memory does not carry the load's.

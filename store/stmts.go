@@ -29,7 +29,7 @@ const exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {
 	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, enqueueSQL(enqueueRows),
-		enqueueNewSQL(enqueueRows)}
+		enqueueNewSQL(enqueueRows), enqueueAlikeSQL(enqueueRows)}
 }
 
 // prepare parses the hot statements on the writer connection. It runs at

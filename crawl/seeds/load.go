@@ -206,21 +206,22 @@ func fileSHA256(f *os.File) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// fill reads the next batch of seeds, stopping early when ctx ends.
+// fill reads the next batch of seeds, a round of lines at a time,
+// stopping early when ctx ends.
 func (l *Loader) fill(ctx context.Context) error {
 	l.batch, l.urls = l.batch[:0], l.urls[:0]
-	for len(l.batch) < cmp.Or(l.size, seedBatch) && !l.eof {
-		if len(l.batch)%1024 == 0 && ctx.Err() != nil {
+	size := cmp.Or(l.size, seedBatch)
+	for len(l.batch) < size && !l.eof {
+		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		s, ok := l.sr.Next()
-		if !ok {
+		var more bool
+		l.batch, l.urls, more = l.sr.nextBatch(min(size-len(l.batch), parseRound), l.batch, l.urls)
+		if !more {
 			l.eof = true
 			l.summary()
 			return l.sr.Err()
 		}
-		l.batch = append(l.batch, s)
-		l.urls = append(l.urls, l.sr.parsed)
 	}
 	return nil
 }
@@ -300,11 +301,12 @@ func (l *Loader) enqueue(db Store, now time.Time) error {
 		if l.prune {
 			l.hashes.add(s.URL)
 		}
-		e := frontier.Entry{Job: l.Job, URL: s.URL, Host: urls.Host(u), State: frontier.Queued, Priority: s.Priority, NextAt: now}
+		// Marked where it is kept: an entry handed to Mark by its own
+		// address would be one allocation a seed.
+		es = append(es, frontier.Entry{Job: l.Job, URL: s.URL, Host: urls.Host(u), State: frontier.Queued, Priority: s.Priority, NextAt: now})
 		if l.Mark != nil {
-			l.Mark(&e, u)
+			l.Mark(&es[len(es)-1], u)
 		}
-		es = append(es, e)
 	}
 	// urls.Host by host, each in file order: the store's indexes lead with
 	// the host, so a batch sorted so inserts into a few places at a time
@@ -340,7 +342,7 @@ func (l *Loader) Close() {
 	}
 	l.batch, l.urls, l.entries, l.sorted, l.hashes = nil, nil, nil, nil, seedSet{}
 	if l.sr != nil {
-		l.sr.br, l.sr.parsed = nil, nil // read no more
+		l.sr.br, l.sr.parsed, l.sr.raw, l.sr.out = nil, nil, nil, nil // read no more
 	}
 }
 

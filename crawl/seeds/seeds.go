@@ -53,8 +53,9 @@ const MaxRejectedKept = 1000
 // optional integer priority after it, blank lines and # comments ignored.
 // Next returns the valid seeds, normalised; bad lines are skipped, counted,
 // passed to OnReject and the first MaxRejectedKept kept. It holds one line
-// at a time, whatever the size of the file, and never dedups: the frontier
-// keeps a URL once, at its first line.
+// at a time (a Loader's batch reads a round of lines), whatever the size
+// of the file, and never dedups: the frontier keeps a URL once, at its
+// first line.
 type Reader struct {
 	OnReject func(Rejected) // told of every skipped line; nil: not told
 
@@ -67,6 +68,9 @@ type Reader struct {
 	err      error
 	done     bool
 	parsed   *url.URL // the URL of the seed Next returned last, parsed; nil if not
+
+	raw []rawLine    // nextBatch's lines of a round
+	out []parsedLine // and those lines parsed
 }
 
 // NewReader returns a reader of the seed file r, which messages call name.
@@ -77,35 +81,78 @@ func NewReader(name string, r io.Reader) *Reader {
 // Next returns the next valid seed; false at the end of the file or on a
 // read error (Err says which).
 func (sr *Reader) Next() (Seed, bool) {
-	for !sr.done {
-		n := sr.line + 1
-		line, tooLong, err := readLine(sr.br)
-		sr.done = err != nil
-		if err == io.EOF && line == "" && !tooLong {
-			break
+	for {
+		line, ok := sr.readOne()
+		if !ok {
+			return Seed{}, false
 		}
-		sr.line = n
-		if err != nil && err != io.EOF {
-			sr.err = fmt.Errorf("read seeds %s:%d: %w", sr.name, n, err)
-			break
-		}
-		s, u, reason := parseSeed(line, tooLong)
-		if n == 1 {
-			if t := strings.TrimPrefix(s.URL, "\ufeff"); t != s.URL {
-				s.URL, u = t, nil
-			}
-		}
-		sr.parsed = u
-		switch {
-		case reason != "":
-			sr.reject(Rejected{File: sr.name, Line: n, Text: line, Reason: reason})
-		case s.URL != "":
-			s.Line = n
-			sr.seeds++
-			return s, true
+		p := parseLine(line)
+		sr.parsed = p.u
+		if sr.take(&p) {
+			return p.seed, true
 		}
 	}
-	return Seed{}, false
+}
+
+// rawLine is a line as read, before it is parsed.
+type rawLine struct {
+	text    string
+	tooLong bool
+	n       int // its number, from 1
+}
+
+// parsedLine is a line parsed: a seed (its URL not empty), a skipped
+// line (reason not empty), or neither (a blank line, a comment).
+type parsedLine struct {
+	seed   Seed
+	u      *url.URL // the seed's URL, parsed; nil if not
+	reason string
+	text   string // the line as read
+}
+
+// readOne reads the next line; false at the end of the file or on a
+// read error (Err then says which).
+func (sr *Reader) readOne() (rawLine, bool) {
+	if sr.done {
+		return rawLine{}, false
+	}
+	n := sr.line + 1
+	line, tooLong, err := readLine(sr.br)
+	sr.done = err != nil
+	if err == io.EOF && line == "" && !tooLong {
+		return rawLine{}, false
+	}
+	sr.line = n
+	if err != nil && err != io.EOF {
+		sr.err = fmt.Errorf("read seeds %s:%d: %w", sr.name, n, err)
+		return rawLine{}, false
+	}
+	return rawLine{text: line, tooLong: tooLong, n: n}, true
+}
+
+// parseLine parses one line read; it may run on any goroutine.
+func parseLine(r rawLine) parsedLine {
+	s, u, reason := parseSeed(r.text, r.tooLong)
+	if r.n == 1 {
+		if t := strings.TrimPrefix(s.URL, "\ufeff"); t != s.URL {
+			s.URL, u = t, nil
+		}
+	}
+	s.Line = r.n
+	return parsedLine{seed: s, u: u, reason: reason, text: r.text}
+}
+
+// take settles a parsed line, in the order of the file: true for a
+// seed, counted; a bad line is rejected.
+func (sr *Reader) take(p *parsedLine) bool {
+	switch {
+	case p.reason != "":
+		sr.reject(Rejected{File: sr.name, Line: p.seed.Line, Text: p.text, Reason: p.reason})
+	case p.seed.URL != "":
+		sr.seeds++
+		return true
+	}
+	return false
 }
 
 // reject counts a skipped line and keeps it while there is room. A
