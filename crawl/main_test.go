@@ -1,13 +1,11 @@
 package crawl_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/polite-crawler/polite/crawl/crawltest"
 )
 
-func TestMain(m *testing.M) {
-	crawltest.ScratchInRAM()
-	os.Exit(m.Run())
-}
+// TestMain runs the tests with their scratch folders in RAM when the
+// machine has room (crawltest.ScratchInRAM).
+func TestMain(m *testing.M) { crawltest.Main(m) }

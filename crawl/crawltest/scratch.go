@@ -1,6 +1,9 @@
 package crawltest
 
-import "os"
+import (
+	"os"
+	"testing"
+)
 
 // ScratchInRAM points TMPDIR, and with it every t.TempDir of the test
 // binary and of the processes it starts, at a RAM-backed filesystem when
@@ -18,4 +21,11 @@ func ScratchInRAM() {
 	if dir := ramDir(); dir != "" {
 		os.Setenv("TMPDIR", dir)
 	}
+}
+
+// Main is a test binary's TestMain that needs nothing else: its tests
+// run with ScratchInRAM, and it exits with their result.
+func Main(m *testing.M) {
+	ScratchInRAM()
+	os.Exit(m.Run())
 }
