@@ -23,12 +23,7 @@ const (
 func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	f.SortFlags = false
 	c := &o.Config
-	dur := func(p *time.Duration, name string, min, max time.Duration, usage string) {
-		f.Var(&durationValue{p: p, min: min, max: max}, name, usage)
-	}
-	pos := func(p *time.Duration, name string, max time.Duration, usage string) {
-		f.Var(&durationValue{p: p, max: max, positive: true}, name, usage)
-	}
+	dur, pos := durFlag(f), posFlag(f)
 
 	f.StringVar(&o.Job, "job", "", "job name (default: the seed file's absolute path; a new job per run for - and URLs)")
 	f.BoolVar(&o.Strict, "strict", false, "refuse the whole seed file if any line is bad")
@@ -81,6 +76,14 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 
 	headerFlags(f, o)
 
+	outputFlags(f, o)
+}
+
+// outputFlags defines the crawl's flags of output, network and identity,
+// and progress, each group under its heading.
+func outputFlags(f *pflag.FlagSet, o *crawlOptions) {
+	c := &o.Config
+	dur, pos := durFlag(f), posFlag(f)
 	f.StringVarP(&c.OutDir, "out", "o", c.OutDir, "`folder` for bodies, manifest.jsonl and the reports")
 	f.BoolVar(&c.Warc, "warc", false, "also keep every fetch, robots.txt too, as WARC records in FOLDER/warc")
 	f.Var(newSizeValue(&c.WarcSize, 1, maxBytes), "warc-size", "start the next WARC file once one reaches this size, e.g. 1GB")
@@ -103,6 +106,20 @@ func crawlFlags(f *pflag.FlagSet, o *crawlOptions) {
 	o.Progress = "auto"
 	f.Var(newEnumValue(&o.Progress, "auto", "always", "never"), "progress", "progress bar on stderr: auto (when a terminal and text logs), always or never")
 	groupFlags(f, "Progress and logs", "progress")
+}
+
+// durFlag returns what defines a duration flag between min and max.
+func durFlag(f *pflag.FlagSet) func(p *time.Duration, name string, min, max time.Duration, usage string) {
+	return func(p *time.Duration, name string, min, max time.Duration, usage string) {
+		f.Var(&durationValue{p: p, min: min, max: max}, name, usage)
+	}
+}
+
+// posFlag returns what defines a positive duration flag of at most max.
+func posFlag(f *pflag.FlagSet) func(p *time.Duration, name string, max time.Duration, usage string) {
+	return func(p *time.Duration, name string, max time.Duration, usage string) {
+		f.Var(&durationValue{p: p, max: max, positive: true}, name, usage)
+	}
 }
 
 // headerFlags defines the request headers' flags, under their own

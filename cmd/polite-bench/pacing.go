@@ -22,8 +22,7 @@ import (
 	"github.com/polite-crawler/polite/store"
 )
 
-// The unscaled world the pacing scenarios model; -scale divides every
-// duration and multiplies every rate.
+// The pacing scenarios' unscaled world; -scale divides every duration and multiplies every rate.
 const (
 	limitRate     = 1.0             // requests per second a limited origin allows
 	fixedDelay    = 3 * time.Second // the fixed-delay baseline

@@ -19,6 +19,22 @@ import (
 // origins together through PostgreSQL.
 const sharedThroughputWorkers = 2
 
+// sharedThroughput runs sharedThroughputWorkers binaries on one
+// PostgreSQL job over urls into t, when the bench has a server.
+func (b *bench) sharedThroughput(ctx context.Context, t *throughputResult, dir string, urls []string, origins []*origin) error {
+	base := os.Getenv(benchPostgres)
+	if base == "" {
+		return nil
+	}
+	b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, b.opts.polite, len(urls))
+	f, distinct, err := runWorkers(ctx, b.opts, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
+	if err != nil {
+		return err
+	}
+	t.shared, t.sharedDistinct = &f, distinct
+	return nil
+}
+
 // runWorkers runs n polite binaries at once on one job of a fresh schema
 // of the PostgreSQL at base, over urls, and counts what they did together:
 // pages (every 2xx page answer, so a page fetched twice counts twice),

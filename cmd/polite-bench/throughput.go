@@ -116,30 +116,15 @@ func (b *bench) runThroughput(ctx context.Context) error {
 		return err
 	}
 	if o.warc {
-		b.progress("throughput: %s crawl --warc, %d URLs", o.polite, len(urls))
-		wdir := filepath.Join(dir, "warc")
-		if err := os.Mkdir(wdir, 0o700); err != nil {
+		if t.withWarc, err = b.warcThroughput(ctx, dir, urls, origins); err != nil {
 			return err
 		}
-		f, err := runBinary(ctx, o, wdir, urls, origins, "--warc")
-		if err != nil {
-			return err
-		}
-		if f.inWarc, err = warcCaptures(filepath.Join(wdir, "out", "warc")); err != nil {
-			return err
-		}
-		t.withWarc = &f
 	}
 	if t.peers, err = b.peers(ctx, dir, urls, origins); err != nil {
 		return err
 	}
-	if base := os.Getenv(benchPostgres); base != "" {
-		b.progress("throughput: %d %s crawls on one PostgreSQL job, %d URLs", sharedThroughputWorkers, o.polite, len(urls))
-		f, distinct, err := runWorkers(ctx, o, filepath.Join(dir, "pg"), base, urls, origins, sharedThroughputWorkers)
-		if err != nil {
-			return err
-		}
-		t.shared, t.sharedDistinct = &f, distinct
+	if err := b.sharedThroughput(ctx, t, dir, urls, origins); err != nil {
+		return err
 	}
 	if haveColly {
 		b.progress("throughput: colly again")
@@ -209,6 +194,24 @@ func served(origins []*origin, f *crawlerFigures) error {
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Before(pages[j]) })
 	f.p90 = pages[(len(pages)*90+99)/100-1].Sub(first)
 	return nil
+}
+
+// warcThroughput runs the binary with --warc over urls, in a folder of
+// its own under dir, and counts the pages its WARC files hold.
+func (b *bench) warcThroughput(ctx context.Context, dir string, urls []string, origins []*origin) (*crawlerFigures, error) {
+	b.progress("throughput: %s crawl --warc, %d URLs", b.opts.polite, len(urls))
+	wdir := filepath.Join(dir, "warc")
+	if err := os.Mkdir(wdir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := runBinary(ctx, b.opts, wdir, urls, origins, "--warc")
+	if err != nil {
+		return nil, err
+	}
+	if f.inWarc, err = warcCaptures(filepath.Join(wdir, "out", "warc")); err != nil {
+		return nil, err
+	}
+	return &f, nil
 }
 
 // runBinary runs polite crawl as a child process with floors at zero.
