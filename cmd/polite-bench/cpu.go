@@ -19,6 +19,11 @@ func selfCPU() time.Duration {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
 	}
+	return rusageCPU(&ru)
+}
+
+// rusageCPU is the user and system CPU time in ru.
+func rusageCPU(ru *syscall.Rusage) time.Duration {
 	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 }
 

@@ -50,7 +50,7 @@ func runChild(cmd *exec.Cmd) (rssKiB int64, cpu time.Duration, err error) {
 	close(done)
 	rssKiB = <-peak
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+		cpu = rusageCPU(ru)
 		if rssKiB == 0 {
 			rssKiB = int64(ru.Maxrss) // KiB on Linux
 		}
