@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,12 +20,12 @@ import (
 )
 
 // genSeeds is a seed file made as it is read: line i (from 0) is
-// line(i). It counts the bytes it gave.
+// line(i). It counts the bytes it gave (read while the loader enqueues).
 type genSeeds struct {
 	n, next int
 	line    func(i int) string
 	pending []byte
-	read    int64
+	read    atomic.Int64
 }
 
 func (g *genSeeds) Read(p []byte) (int, error) {
@@ -36,7 +38,7 @@ func (g *genSeeds) Read(p []byte) (int, error) {
 	}
 	k := copy(p, g.pending)
 	g.pending = g.pending[k:]
-	g.read += int64(k)
+	g.read.Add(int64(k))
 	return k, nil
 }
 
@@ -49,25 +51,28 @@ func (o origins) AddKept(s string) { o[s] = true }
 func (o origins) List() []string   { return slices.Sorted(maps.Keys(o)) }
 
 // enqueueSpy records each Enqueue: its size and how much of the seed file
-// had been read by then.
+// had been read when it began and when it returned.
 type enqueueSpy struct {
 	Store
-	src    *genSeeds
-	sizes  []int
-	readAt []int64
+	src             *genSeeds
+	sizes           []int
+	readAt, readEnd []int64
 }
 
 func (s *enqueueSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 	s.sizes = append(s.sizes, len(es))
-	s.readAt = append(s.readAt, s.src.read)
-	return s.Store.Enqueue(job, es)
+	s.readAt = append(s.readAt, s.src.read.Load())
+	n, err := s.Store.Enqueue(job, es)
+	s.readEnd = append(s.readEnd, s.src.read.Load())
+	return n, err
 }
 
-// TestSeedLoadHoldsOneBatch: the loader enqueues a batch at a time and
-// has read no more than that batch (plus the reader's buffer) when it
-// does; URLs that come back in later batches, with another priority, are
-// kept once at their first line.
-func TestSeedLoadHoldsOneBatch(t *testing.T) {
+// TestSeedLoadHoldsTwoBatches: the loader enqueues a batch at a time and,
+// from the start of that Enqueue to its end, has read no more than that
+// batch and the next (plus the reader's buffer); URLs that come back in
+// later batches, with another priority, are kept once at their first
+// line.
+func TestSeedLoadHoldsTwoBatches(t *testing.T) {
 	t.Parallel()
 	const distinct = seedBatch + seedBatch/2
 	const lines = 2*seedBatch + seedBatch/2 + 7
@@ -115,8 +120,10 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 		if n > seedBatch {
 			t.Errorf("Enqueue %d: %d entries, want at most %d", k, n, seedBatch)
 		}
-		if limit := int64(k+1)*seedBatch*lineLen + 64<<10 + lineLen; spy.readAt[k] > limit {
-			t.Errorf("Enqueue %d: %d bytes of the file read, want at most %d (one batch more)", k, spy.readAt[k], limit)
+		// The next batch is read while this one goes in, and no more.
+		limit := int64(k+2)*seedBatch*lineLen + 64<<10 + lineLen
+		if got := max(spy.readAt[k], spy.readEnd[k]); got > limit {
+			t.Errorf("Enqueue %d: %d bytes of the file read, want at most %d (two batches more)", k, got, limit)
 		}
 	}
 	counts, err := db.Counts("j")
@@ -130,5 +137,39 @@ func TestSeedLoadHoldsOneBatch(t *testing.T) {
 	}
 	if len(seen) != 200 {
 		t.Errorf("%d origins, want 200", len(seen))
+	}
+}
+
+// TestPrepareSortsByHost: a batch's entries go to the store host by host,
+// the hosts in name order and each host's seeds in file order; Mark sees
+// each entry where it is enqueued, and every seed's origin is added.
+func TestPrepareSortsByHost(t *testing.T) {
+	t.Parallel()
+	lines := []string{"http://b.example/1", "http://a.example/1", "http://c.example/1", "http://a.example/2",
+		"http://b.example/2", "http://a.example/3"}
+	b := batch{urls: make([]*url.URL, len(lines))}
+	for i, s := range lines {
+		b.seeds = append(b.seeds, Seed{URL: s, Priority: i, Line: i + 1})
+	}
+	b.urls[0], _ = url.Parse(lines[0]) // the reader's parse; the others are parsed by prepare
+	seen := origins{}
+	l := &Loader{Job: "j", Origins: seen, Mark: func(e *frontier.Entry, u *url.URL) { e.Parent = "marked " + u.Path }}
+	now := time.Unix(1_700_000_000, 0)
+	l.prepare(&b, now)
+	var got []string
+	for _, e := range b.entries {
+		got = append(got, e.URL)
+		if e.Parent != "marked "+strings.TrimPrefix(e.URL, "http://"+e.Host) || e.Job != "j" || !e.NextAt.Equal(now) ||
+			e.State != frontier.Queued || e.Priority != slices.Index(lines, e.URL) {
+			t.Errorf("entry %+v: not the seed's, or Mark's change was lost", e)
+		}
+	}
+	want := []string{"http://a.example/1", "http://a.example/2", "http://a.example/3", "http://b.example/1",
+		"http://b.example/2", "http://c.example/1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries %v, want %v", got, want)
+	}
+	if len(seen) != 3 {
+		t.Errorf("origins %v, want 3", seen.List())
 	}
 }
