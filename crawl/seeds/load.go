@@ -286,15 +286,16 @@ func (l *Loader) Load(ctx context.Context, db Store, now time.Time, beat func() 
 			}
 			open = true
 		}
-		eof := l.eof
 		next := l.readAhead(ctx, now)
 		added, err := db.Enqueue(l.Job, l.cur.entries)
 		l.added += added
 		if err := errors.Join(err, next()); err != nil {
 			return err
 		}
-		// The lock's heartbeat writes: only between transactions.
-		if open && (eof || (n+1)%seedTxBatches == 0) {
+		// The lock's heartbeat writes: only between transactions. The
+		// last batch (the one after it empty) ends its transaction,
+		// whether or not it was full.
+		if open && (len(l.cur.seeds) == 0 || (n+1)%seedTxBatches == 0) {
 			open = false
 			if err := tx.EndLoad(); err != nil {
 				return err

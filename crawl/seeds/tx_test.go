@@ -2,6 +2,8 @@ package seeds
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,6 +42,15 @@ func (s *txSpy) EndLoad() error {
 	return s.DB.EndLoad()
 }
 
+// PutSeedSource refuses to store while a load's transaction is open: the
+// store's writer would wait for that transaction forever.
+func (s *txSpy) PutSeedSource(src frontier.SeedSource) error {
+	if s.open {
+		return errors.New("seed source stored while the load's transaction is open")
+	}
+	return s.DB.PutSeedSource(src)
+}
+
 func (s *txSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 	if s.open {
 		s.perTx[len(s.perTx)-1]++
@@ -51,12 +62,21 @@ func (s *txSpy) Enqueue(job string, es []frontier.Entry) (int, error) {
 
 // TestSeedLoadTransactions: with a LoadTx, seedTxBatches
 // batches share a transaction, the last one is committed at the end of
-// the file, and the lock's heartbeat never comes while one is open.
+// the file (whether or not the last batch is full), and the lock's
+// heartbeat never comes while one is open.
 func TestSeedLoadTransactions(t *testing.T) {
 	t.Parallel()
 	const size = 500 // seeds per batch: the transactions, not the volume, are under test
-	batches := seedTxBatches + 3
-	lines := (batches-1)*size + 17
+	const batches = seedTxBatches + 3
+	for name, lines := range map[string]int{"last batch short": (batches-1)*size + 17, "last batch full": batches * size} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkLoadTransactions(t, size, batches, lines)
+		})
+	}
+}
+
+func checkLoadTransactions(t *testing.T, size, batches, lines int) {
 	db, err := store.Open(filepath.Join(t.TempDir(), "polite.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +97,7 @@ func TestSeedLoadTransactions(t *testing.T) {
 		}
 		return nil
 	}
+	l.store, l.fp, l.hash = true, frontier.SeedSource{Job: "j", Name: "gen"}, sha256.New()
 	if err := l.Load(ctx, spy, time.Now(), beat); err != nil {
 		t.Fatalf("load: %v", err)
 	}
