@@ -296,7 +296,7 @@ func runCrawl(ctx context.Context, io IO, g *globals, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
-	cfg.Shared, cfg.SeedTx, cfg.Wake, cfg.WarcFiles = db.shared, db.seedTx, db.wake, db.appDB
+	cfg.Shared, cfg.SeedTx, cfg.Trim, cfg.Wake, cfg.WarcFiles = db.shared, db.seedTx, db.trim, db.wake, db.appDB
 	if cfg.JobName, err = db.NameJob(cfg.Job, o.source.displayName(cfg.Job, o.Job)); err != nil {
 		return err
 	}

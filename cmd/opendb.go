@@ -42,6 +42,7 @@ type database struct {
 	shared crawl.Shared    // PostgreSQL: the crawl workers' coordination; nil for SQLite
 	wake   <-chan struct{} // PostgreSQL: the other workers' wake-ups; nil for SQLite
 	seedTx seeds.LoadTx    // SQLite: seed batches that share a transaction; nil for PostgreSQL
+	trim   crawl.Trim      // SQLite: its page caches, let go of before the report; nil for PostgreSQL
 }
 
 // openDB opens the database that --db, $POLITE_DB or the default names:
@@ -81,7 +82,7 @@ func (g *globals) openDB() (*database, error) {
 	if log, err := g.logger(g.errOut, false); err == nil {
 		db.Warn = func(s string) { log.Warn(s) }
 	}
-	return &database{appDB: db, seedTx: db.SeedLoads}, nil
+	return &database{appDB: db, seedTx: db.SeedLoads, trim: db}, nil
 }
 
 // checkDBFolder refuses a database file given by --db or $POLITE_DB

@@ -105,6 +105,7 @@ type Deps struct {
 	// opens it; nil when it does not play them.
 	Shared Shared          // a database several crawling processes share; nil: this process crawls alone
 	SeedTx seeds.LoadTx    // seed batches that share a transaction; nil: each batch commits on its own
+	Trim   Trim            // a store that holds memory for speed (a page cache) and can let go of it; nil: none
 	Wake   <-chan struct{} // with Shared: receives when another process released a host, added URLs or a rule
 }
 

@@ -229,6 +229,13 @@ func (c *crawler) announcePass(left, added int, lastRun int64) error {
 func (c *crawler) finish(runErr error) (*report.Report, error) {
 	end := c.clock.Now()
 	flushErr, saveErr, manErr := c.sc.wrapUp(end)
+	if c.cfg.Trim != nil {
+		// Nothing is fetched from here on: the store's caches are of no
+		// more use, and the report is about to be built.
+		if err := c.cfg.Trim.ReleaseMemory(); err != nil {
+			c.log.Warn("the database's caches could not be released", "err", err)
+		}
+	}
 	if manErr == nil {
 		manErr = c.out.MergeJournals([]string{c.run.Folder()})
 	}

@@ -16,8 +16,9 @@ import (
 // BeginLoad makes the Enqueue calls until EndLoad share one transaction,
 // which holds the writer: no other write may come from the caller's
 // goroutine until EndLoad (others wait for it). A load already begun is
-// an error.
-func (s *SeedLoads) BeginLoad() error {
+// an error. bytes is the size of the seed source being loaded, which
+// sizes the writer's page cache for the load (loadCacheKiB).
+func (s *SeedLoads) BeginLoad(bytes int64) error {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	if s.load != nil {
@@ -27,7 +28,7 @@ func (s *SeedLoads) BeginLoad() error {
 	if err != nil {
 		return err
 	}
-	if err := s.sizeCache(tx, loadCacheKiB); err != nil {
+	if err := s.sizeCache(tx, loadCacheKiB(bytes)); err != nil {
 		tx.Rollback()
 		return fmt.Errorf("begin load: %w", err)
 	}

@@ -16,10 +16,10 @@ func TestLoadSharesOneTransaction(t *testing.T) {
 	if err := db.EndLoad(); err != nil {
 		t.Fatalf("EndLoad without a load = %v, want nil", err)
 	}
-	if err := db.BeginLoad(); err != nil {
+	if err := db.BeginLoad(0); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BeginLoad(); err == nil {
+	if err := db.BeginLoad(0); err == nil {
 		t.Fatal("a second BeginLoad during a load succeeded")
 	}
 	first := manyEntries(0, 150, 3)
@@ -48,7 +48,7 @@ func TestLoadSharesOneTransaction(t *testing.T) {
 // whole load back and ends it; the database takes writes again.
 func TestLoadFailureRollsBack(t *testing.T) {
 	db := mustOpen(t)
-	if err := db.BeginLoad(); err != nil {
+	if err := db.BeginLoad(0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Enqueue("j", manyEntries(0, 10, 2)); err != nil {
@@ -126,9 +126,10 @@ func TestEnqueueAlikeEntries(t *testing.T) {
 	}
 }
 
-// TestLoadCacheShrinksOnceTheCrawlRecords: a seed load works with the
-// large page cache; the crawl's first record shrinks it back, so a long
-// crawl's memory does not carry the load's.
+// TestLoadCacheShrinksOnceTheCrawlRecords: a seed load works with a page
+// cache of about its seed file's size, from the crawl's 8 MiB to 32 MiB;
+// the crawl's first record shrinks it back, so a long crawl's memory does
+// not carry the load's.
 func TestLoadCacheShrinksOnceTheCrawlRecords(t *testing.T) {
 	db := mustOpen(t)
 	cache := func(step string, want int) {
@@ -138,22 +139,65 @@ func TestLoadCacheShrinksOnceTheCrawlRecords(t *testing.T) {
 		}
 	}
 	cache("opened", 8<<10)
-	if err := db.BeginLoad(); err != nil {
-		t.Fatal(err)
+	for i, load := range []struct {
+		bytes int64
+		want  int
+	}{{2 << 20, 8 << 10}, {12 << 20, 12 << 10}, {100 << 20, 32 << 10}} {
+		if err := db.BeginLoad(load.bytes); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Enqueue("j", manyEntries(i*10, 10, 2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.EndLoad(); err != nil {
+			t.Fatal(err)
+		}
+		cache(fmt.Sprintf("after a load of %d MiB", load.bytes>>20), load.want)
 	}
-	if _, err := db.Enqueue("j", manyEntries(0, 10, 2)); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.EndLoad(); err != nil {
-		t.Fatal(err)
-	}
-	cache("after a load", 32<<10)
-	if _, err := db.Record("j", manyEntries(10, 1, 1), nil, nil); err != nil {
+	if _, err := db.Record("j", manyEntries(30, 1, 1), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	cache("after the first record", 8<<10)
-	if n, err := db.Record("j", manyEntries(11, 1, 1), nil, nil); err != nil || n != 1 {
+	if n, err := db.Record("j", manyEntries(31, 1, 1), nil, nil); err != nil || n != 1 {
 		t.Fatalf("second record = %d, %v; want 1 added", n, err)
 	}
 	cache("after the second record", 8<<10)
+}
+
+// TestReleaseMemoryKeepsTheDatabaseWorking: after ReleaseMemory (the
+// writer's pages let go of, the idle readers closed) the store reads and
+// writes as before, readers at once included, and the writer's cache keeps
+// its size.
+func TestReleaseMemoryKeepsTheDatabaseWorking(t *testing.T) {
+	db := mustOpen(t)
+	if _, err := db.Enqueue("j", manyEntries(0, 200, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Counts("j"); err != nil { // a reader opened, left idle
+		t.Fatal(err)
+	}
+	if err := db.ReleaseMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.WriterCacheKiB(db); err != nil || got != 8<<10 {
+		t.Errorf("writer cache after ReleaseMemory = %d KiB (%v), want 8192", got, err)
+	}
+	if n, err := db.Record("j", manyEntries(200, 1, 1), nil, nil); err != nil || n != 1 {
+		t.Errorf("record after ReleaseMemory = %d, %v; want 1 added", n, err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			counts, err := db.Counts("j")
+			if err == nil && counts[frontier.Queued] != 201 {
+				err = fmt.Errorf("counts %v, want 201 queued", counts)
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Errorf("read after ReleaseMemory: %v", err)
+		}
+	}
 }

@@ -166,7 +166,7 @@ type span struct{ start, end time.Time }
 
 // crawlOnce runs one crawl of job to completion or maxDur.
 func crawlOnce(ctx context.Context, db *store.DB, cfg crawl.Config) (span, error) {
-	cfg.SeedTx = db.SeedLoads
+	cfg.SeedTx, cfg.Trim = db.SeedLoads, db
 	s := span{start: time.Now()}
 	_, err := crawl.Run(ctx, db, cfg)
 	s.end = time.Now()

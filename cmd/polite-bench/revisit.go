@@ -93,7 +93,7 @@ func (b *bench) revisitNights(ctx context.Context, name string, p revisit.Policy
 		cfg.PerHost, cfg.Sitemaps, cfg.Revisit, cfg.Clock = 4, true, p, clk
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		cfg.Seeds = seeds.Lines("seeds", lines...)
-		cfg.SeedTx = db.SeedLoads
+		cfg.SeedTx, cfg.Trim = db.SeedLoads, db
 		if _, err := crawl.Run(ctx, db, cfg); err != nil {
 			return r, fmt.Errorf("night %d: %w", n, err)
 		}

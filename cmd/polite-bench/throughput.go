@@ -363,7 +363,7 @@ func inProcess(ctx context.Context, o options, dir string, urls []string, origin
 	if err != nil {
 		return f, err
 	}
-	cfg.SeedTx = db.SeedLoads
+	cfg.SeedTx, cfg.Trim = db.SeedLoads, db
 	prof, err := os.Create(o.cpuprofile)
 	if err != nil {
 		db.Close()

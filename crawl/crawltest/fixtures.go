@@ -122,7 +122,7 @@ func SitemapCrawl(t testing.TB, db *store.DB, base, out string, t0 time.Time) *r
 	cfg := FastConfig(t, base+"/")
 	cfg.OutDir = out
 	cfg.Sitemaps = true
-	cfg.SeedTx = db.SeedLoads
+	cfg.SeedTx, cfg.Trim = db.SeedLoads, db
 	if t0.IsZero() {
 		t0 = time.Now()
 	}

@@ -93,16 +93,17 @@ type Loader struct {
 	hash hash.Hash
 	sr   *Reader
 
-	fp      frontier.SeedSource // stored once everything is enqueued; Job "" for text
-	store   bool                // fp is to be stored
-	size    int                 // seeds per batch; 0 is seedBatch (tests make it small)
-	cur     batch               // the batch in hand
-	next    batch               // the batch after it, read while cur is enqueued
-	eof     bool
-	skipped bool // unchanged since its last load: not read
-	prune   bool // the job took in a seed file before: its seeds no longer there are dropped
-	hashes  seedSet
-	added   int // entries new to the frontier
+	fp       frontier.SeedSource // stored once everything is enqueued; Job "" for text
+	store    bool                // fp is to be stored
+	size     int                 // seeds per batch; 0 is seedBatch (tests make it small)
+	srcBytes int64               // the source's size, which sizes the store's cache for the load
+	cur      batch               // the batch in hand
+	next     batch               // the batch after it, read while cur is enqueued
+	eof      bool
+	skipped  bool // unchanged since its last load: not read
+	prune    bool // the job took in a seed file before: its seeds no longer there are dropped
+	hashes   seedSet
+	added    int // entries new to the frontier
 }
 
 // Open starts reading src before the run is recorded: an unchanged seed
@@ -113,7 +114,8 @@ type Loader struct {
 func (l *Loader) Open(ctx context.Context, db Store, src Source) error {
 	var r io.Reader
 	if len(src.Lines) > 0 {
-		r = strings.NewReader(strings.Join(src.Lines, "\n"))
+		text := strings.Join(src.Lines, "\n")
+		r, l.srcBytes = strings.NewReader(text), int64(len(text))
 	}
 	if src.Path != "" {
 		f, err := os.Open(src.Path)
@@ -154,6 +156,7 @@ func (l *Loader) fingerprint(db Store, name string) error {
 		return fmt.Errorf("read seeds %s: %w", name, err)
 	}
 	l.fp = frontier.SeedSource{Job: l.Job, Name: name, Size: fi.Size(), ModTime: fi.ModTime()}
+	l.srcBytes = fi.Size()
 	l.store = true
 	prev, ok, err := db.SeedSource(l.Job)
 	if err != nil || !ok {
@@ -281,7 +284,7 @@ func (l *Loader) Load(ctx context.Context, db Store, now time.Time, beat func() 
 	l.prepare(&l.cur, now)
 	for n := 0; !l.skipped && len(l.cur.seeds) > 0; n++ {
 		if tx != nil && !open {
-			if err := tx.BeginLoad(); err != nil {
+			if err := tx.BeginLoad(l.srcBytes); err != nil {
 				return err
 			}
 			open = true

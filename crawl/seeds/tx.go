@@ -11,6 +11,6 @@ const seedTxBatches = 10
 // else writes in between. A store without it commits each batch on its
 // own.
 type LoadTx interface {
-	BeginLoad() error
+	BeginLoad(bytes int64) error // bytes: the seed source's size
 	EndLoad() error
 }

@@ -30,11 +30,11 @@ type txSpy struct {
 	outsideTx int   // Enqueue calls with no transaction open
 }
 
-func (s *txSpy) BeginLoad() error {
+func (s *txSpy) BeginLoad(bytes int64) error {
 	s.open = true
 	s.begins++
 	s.perTx = append(s.perTx, 0)
-	return s.DB.BeginLoad()
+	return s.DB.BeginLoad(bytes)
 }
 
 func (s *txSpy) EndLoad() error {
