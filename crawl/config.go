@@ -193,10 +193,7 @@ func (c *Config) Validate() error {
 		return usageErr("--robots-ttl must not be negative")
 	case c.WarcSize < 0:
 		return usageErr("--warc-size must not be negative, got %d", c.WarcSize)
-	}
-	switch c.Scope {
-	case urls.ScopeHost, urls.ScopeDomain, urls.ScopeAny:
-	default:
+	case c.Scope != urls.ScopeHost && c.Scope != urls.ScopeDomain && c.Scope != urls.ScopeAny:
 		return usageErr("--scope must be host, domain or any, got %q", c.Scope)
 	}
 	for h, d := range c.FloorHosts {

@@ -86,13 +86,8 @@ type Store interface {
 	Exclusions
 }
 
-// Trim is the role of a store that holds memory for speed, such as a page
-// cache, and can let go of it. A crawl does so once its requests are
-// over, before it builds the run's report: the report's peak then comes
-// on top of less.
-type Trim interface {
-	ReleaseMemory() error
-}
+// Trim is a store's memory held for speed (a page cache), let go of before the report.
+type Trim interface{ ReleaseMemory() error }
 
 // Shared is the role of a database several crawling processes share, so
 // that together they keep one pace per host, driven by one pacer at a
