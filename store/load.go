@@ -10,8 +10,8 @@ import (
 // A load is a long run of Enqueue calls (a seed file read a batch at a
 // time) that share one transaction until EndLoad. Each transaction
 // rewrites the index pages it touches, the partly filled ones of every
-// host again and again: ten batches of 10,000 seeds in one transaction
-// write a third of the WAL frames that ten transactions do.
+// host again and again: 100,000 seeds in one transaction write a third of
+// the WAL frames that ten transactions of 10,000 do.
 
 // BeginLoad makes the Enqueue calls until EndLoad share one transaction,
 // which holds the writer: no other write may come from the caller's
