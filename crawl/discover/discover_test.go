@@ -90,6 +90,8 @@ func TestRequisitesOneHop(t *testing.T) {
 		{"a page's, any host", urls.RequisitesAnyHost, frontier.Page, html, page, 2},
 		{"a page's, same host", urls.RequisitesSameHost, frontier.Page, html, page, 1},
 		{"a page's, off", urls.RequisitesOff, frontier.Page, html, page, 0},
+		{"a page's, unset (off)", "", frontier.Page, html, page, 0},
+		{"a stylesheet's, off", urls.RequisitesOff, frontier.Requisite, css, sheet, 0},
 		{"an HTML requisite's: none", urls.RequisitesAnyHost, frontier.Requisite, html, page, 0},
 		{"a stylesheet requisite's", urls.RequisitesAnyHost, frontier.Requisite, css, sheet, 2},
 	}

@@ -21,6 +21,9 @@ const (
 	RequisitesAnyHost  Requisites = "any-host"
 )
 
+// On reports whether the mode fetches any requisite at all.
+func (m Requisites) On() bool { return m == RequisitesAnyHost || m == RequisitesSameHost }
+
 // Allows reports whether a requisite at to, needed by from, is fetched.
 func (m Requisites) Allows(from, to *url.URL) bool {
 	switch m {

@@ -64,7 +64,10 @@ func TestRequisitesAllows(t *testing.T) {
 	for _, tt := range []struct {
 		mode        Requisites
 		same, other bool
-	}{{RequisitesOff, false, false}, {RequisitesSameHost, true, false}, {RequisitesAnyHost, true, true}} {
+	}{{"", false, false}, {RequisitesOff, false, false}, {RequisitesSameHost, true, false}, {RequisitesAnyHost, true, true}} {
+		if got := tt.mode.On(); got != tt.same {
+			t.Errorf("%q on: %v", tt.mode, got)
+		}
 		if got := tt.mode.Allows(page, same); got != tt.same {
 			t.Errorf("%s same host: %v", tt.mode, got)
 		}
