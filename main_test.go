@@ -814,11 +814,13 @@ func clipText(s string) string {
 }
 
 // A signal while the seeds still come from an open stdin ends polite at
-// once with 130, before any run is recorded.
+// once with 130, before any run is recorded, and leaves no copy of stdin
+// in the temporary folder.
 func TestCLISignalWhileReadingStdin(t *testing.T) {
-	dir := t.TempDir()
+	dir, tmp := t.TempDir(), t.TempDir()
 	db := filepath.Join(dir, "polite.db")
 	cmd := exec.Command(polite, "crawl", "--db", db, "--out", filepath.Join(dir, "out"), "-")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -846,6 +848,9 @@ func TestCLISignalWhileReadingStdin(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit = %v, want 130; stderr: %s", err, errOut.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "polite-stdin-*")); len(left) > 0 {
+		t.Errorf("the copy of stdin is left behind: %v", left)
 	}
 	r := run(t, "", "runs", "--db", db, "--json")
 	if strings.TrimSpace(r.stdout) != "[]" {

@@ -210,9 +210,13 @@ func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Re
 		cleanup func()
 		err     error
 	}
+	tmp, err := o.source.stdinCopy()
+	if err != nil {
+		return src, cleanup, err
+	}
 	done := make(chan opened, 1)
 	go func() {
-		src, cleanup, err := o.source.open(ctx, in)
+		src, cleanup, err := o.source.open(ctx, in, tmp)
 		if err == nil && o.Strict {
 			err = checkSeeds(ctx, log, src)
 		}
@@ -226,8 +230,12 @@ func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Re
 		}
 		return r.src, r.cleanup, nil
 	case <-ctx.Done():
-		// The copy of stdin may still be blocked on a read: it removes
-		// its file when that returns, if polite still runs.
+		// The copy of stdin may still be blocked on a read, and polite
+		// ends before that returns: its file goes now (the copy goes on
+		// into a file with no name, freed when it closes or polite ends).
+		if tmp != nil {
+			os.Remove(tmp.Name())
+		}
 		go func() { r := <-done; r.cleanup() }()
 		return src, cleanup, context.Cause(ctx)
 	}

@@ -102,22 +102,31 @@ func (s seedSource) job(now time.Time) string {
 	return urlsJob(s.urls)
 }
 
+// stdinCopy creates the temporary file stdin is copied to, or returns
+// nil when the seeds do not come from stdin.
+func (s seedSource) stdinCopy() (*os.File, error) {
+	if !s.stdin {
+		return nil, nil
+	}
+	f, err := os.CreateTemp("", "polite-stdin-*.txt")
+	if err != nil {
+		return nil, fmt.Errorf("copy stdin: %w", err)
+	}
+	return f, nil
+}
+
 // open returns the crawl's seed source: the seed file, the URL
-// arguments, or stdin copied to a temporary file (named "stdin" in
+// arguments, or stdin copied to f (from stdinCopy; named "stdin" in
 // messages), which cleanup removes. Copying stdin lets the crawl read it
 // as a file: checked whole before anything is enqueued (--strict), loaded
 // without holding the crawl lock while a pipe is slow, and recognised when
 // a job given with --job is resumed with the same input.
-func (s seedSource) open(ctx context.Context, in io.Reader) (seeds.Source, func(), error) {
+func (s seedSource) open(ctx context.Context, in io.Reader, f *os.File) (seeds.Source, func(), error) {
 	none := func() {}
 	switch {
 	case s.stdin:
-		f, err := os.CreateTemp("", "polite-stdin-*.txt")
-		if err != nil {
-			return seeds.Source{}, none, fmt.Errorf("copy stdin: %w", err)
-		}
 		remove := func() { os.Remove(f.Name()) }
-		_, err = io.Copy(f, ctxReader{ctx, in})
+		_, err := io.Copy(f, ctxReader{ctx, in})
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
