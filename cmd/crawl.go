@@ -236,7 +236,6 @@ func (o *crawlOptions) openSeeds(ctx context.Context, log *slog.Logger, in io.Re
 		if tmp != nil {
 			os.Remove(tmp.Name())
 		}
-		go func() { r := <-done; r.cleanup() }()
 		return src, cleanup, context.Cause(ctx)
 	}
 }

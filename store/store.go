@@ -130,7 +130,7 @@ type conn struct {
 	loadMu sync.Mutex
 	load   *sql.Tx // the transaction of a load under way (BeginLoad)
 
-	cacheKiB atomic.Int64 // the writer's cache size (see sizeCache); 0 for the DSN's
+	cacheKiB atomic.Int64 // the writer's cache size (see sizeCache)
 }
 
 // newDB assembles a DB's roles over c.
@@ -167,6 +167,7 @@ func Open(path string) (*DB, error) {
 	}
 
 	c := &conn{path: path}
+	c.cacheKiB.Store(crawlCacheKiB) // the DSN's
 	c.w, err = sql.Open("sqlite", dsn(abs, true))
 	if err != nil {
 		return nil, fmt.Errorf("open db %s: %w", path, err)
@@ -342,9 +343,6 @@ func loadCacheKiB(bytes int64) int {
 // one connection), when it is not that size already.
 func (c *conn) sizeCache(tx *sql.Tx, kib int) error {
 	cur := int(c.cacheKiB.Load())
-	if cur == 0 {
-		cur = crawlCacheKiB // the DSN's
-	}
 	if cur == kib {
 		return nil
 	}

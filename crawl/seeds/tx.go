@@ -4,7 +4,7 @@ package seeds
 // Loader has a LoadTx, 100,000 seeds: a transaction rewrites the partly
 // filled index pages of every host it touches, so 100,000 seeds in one
 // write a third of the pages that ten transactions of 10,000 do.
-const seedTxBatches = 20
+const seedTxBatches = 100_000 / seedBatch
 
 // LoadTx is the role of a store whose Enqueue calls of a seed load can
 // share a transaction: BeginLoad starts one, EndLoad commits it. Nothing
