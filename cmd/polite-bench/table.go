@@ -217,6 +217,7 @@ func (t *throughputResult) print(w io.Writer) {
 	if t.colly != nil {
 		line("colly (Async, 1 per host, mean of 2)", *t.colly, true, false)
 	}
+	line("durable reference (net/http, bodies and fetches kept; mean of 2)", t.durable, true, true)
 	line("reference (net/http, bodies discarded)", t.reference, false, false)
 	tw.Flush()
 	fmt.Fprintf(w, "polite / reference: %.2f (to 90%%: %.2f)\n", t.polite.rate()/t.reference.rate(), t.polite.sustained()/t.reference.sustained())

@@ -70,6 +70,7 @@ type throughputResult struct {
 	polite, reference         crawlerFigures
 	withWarc                  *crawlerFigures // polite with --warc
 	colly                     *crawlerFigures // the colly crawler, mean of two runs
+	durable                   crawlerFigures  // the durable reference crawler, mean of two runs
 	peers                     []peer          // the -baseline binary
 	shared                    *crawlerFigures // sharedThroughputWorkers binaries on one PostgreSQL
 	sharedDistinct            int             // distinct pages they fetched
@@ -111,6 +112,11 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.progress("throughput: durable reference crawler, %d URLs", len(urls))
+	durable1, err := b.durableReference(ctx, dir, urls, origins)
+	if err != nil {
+		return err
+	}
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
@@ -135,6 +141,13 @@ func (b *bench) runThroughput(ctx context.Context) error {
 		c := mean(colly1, colly2)
 		t.colly = &c
 	}
+	b.progress("throughput: durable reference crawler again")
+	durable2, err := b.durableReference(ctx, dir, urls, origins)
+	if err != nil {
+		return err
+	}
+	t.durable = mean(durable1, durable2)
+	t.durable.recorded, t.durable.onDisk = min(durable1.recorded, durable2.recorded), min(durable1.onDisk, durable2.onDisk)
 	b.progress("throughput: reference crawler again")
 	ref2, err := reference(ctx, urls, o.concurrency, origins)
 	if err != nil {

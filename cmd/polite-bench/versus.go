@@ -123,6 +123,18 @@ func (t *throughputResult) printRatios(w io.Writer) {
 	if t.withWarc != nil {
 		fmt.Fprintf(w, "polite --warc / polite: %.2f\n", t.withWarc.rate()/t.polite.rate())
 	}
+	if d := t.durable; d.wall > 0 {
+		ms := func(f crawlerFigures) float64 { return float64(f.cpu) / float64(time.Millisecond) / float64(t.urls()) }
+		fmt.Fprintf(w, "polite / durable reference: %.2f pages/s", t.polite.rate()/d.rate())
+		if t.colly != nil {
+			fmt.Fprintf(w, "; durable reference / colly: %.2f", d.rate()/t.colly.rate())
+		}
+		fmt.Fprintf(w, "\nCPU a page: polite %.3f ms, durable reference %.3f ms", ms(t.polite), ms(d))
+		if t.colly != nil {
+			fmt.Fprintf(w, ", colly %.3f ms", ms(*t.colly))
+		}
+		fmt.Fprintln(w)
+	}
 	for i, p := range t.peers {
 		this := t.polite
 		switch {
