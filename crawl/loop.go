@@ -165,11 +165,12 @@ func (l *runLoop) tick(now time.Time) {
 	}
 }
 
-// flush commits the ledger; new entries make the hosts' queues stale.
+// flush commits the ledger, then robots.txt copies; new entries make queues stale.
 func (sc *scheduler) flush() error {
 	added, err := sc.ledger.flush(sc.frontier)
-	if added {
-		sc.hosts.stale = true
+	sc.hosts.stale = sc.hosts.stale || added
+	if rerr := sc.robots.Flush(); rerr != nil {
+		sc.log.Warn("cannot cache robots.txt", "err", rerr)
 	}
 	return err
 }

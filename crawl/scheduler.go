@@ -52,8 +52,8 @@ type scheduler struct {
 	// The roles of the database it uses.
 	frontier Frontier
 	paces    PaceStates
-	robots   robotscache.Cache
-	shared   Shared // nil: this process crawls alone
+	robots   *robotscache.Deferred // its writes wait for the ledger's
+	shared   Shared                // nil: this process crawls alone
 
 	// What it owns.
 	pacer  *pace.Pacer
@@ -80,7 +80,7 @@ func newScheduler(c *crawler) *scheduler {
 	if cfg.Fetcher != nil {
 		f = cfg.Fetcher
 	}
-	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: c.db, shared: cfg.Shared,
+	sc := &scheduler{cfg: cfg, frontier: c.db, paces: c.db, robots: robotscache.Defer(c.db), shared: cfg.Shared,
 		clock: c.clock, out: c.out, log: c.log, agent: c.agent, excl: exclude.NewWatch(c.db, cfg.Logger),
 		pacer:  pace.New(cfg.Pace, cfg.Rand),
 		ledger: newLedger(cfg.Job, cfg.Name()),
@@ -127,8 +127,7 @@ func (sc *scheduler) wrapUp(end time.Time) (flushErr, saveErr, manErr error) {
 			leaveErr = errors.Join(leaveErr, sc.hosts.leave(h, state, sc.ledger, end))
 		}
 	}
-	_, flushErr = sc.ledger.flush(sc.frontier)
-	flushErr = errors.Join(leaveErr, flushErr)
+	flushErr = errors.Join(leaveErr, sc.flush())
 	saveErr = errors.Join(sc.hosts.save(end), sc.work.closeWarc())
 	return flushErr, saveErr, sc.ledger.closeManifest()
 }

@@ -268,23 +268,31 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	return c, true, nil
 }
 
-// PutRobots stores a robots.txt copy, replacing the old one.
-func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
-	if c.Host == "" {
-		return errors.New("store robots.txt copy: no host")
+// PutRobots stores robots.txt copies, each replacing its host's old one,
+// in one transaction.
+func (rc *RobotsCache) PutRobots(cs ...frontier.RobotsCopy) error {
+	for _, c := range cs {
+		if c.Host == "" {
+			return errors.New("store robots.txt copy: no host")
+		}
+	}
+	if len(cs) == 0 {
+		return nil
 	}
 	tx, err := rc.beginWrite("store robots.txt copy")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := putRobots(tx, c); err != nil {
-		return err
+	for _, c := range cs {
+		if err := rc.putRobots(tx, c); err != nil {
+			return err
+		}
 	}
 	return commit("store robots.txt copy", tx)
 }
 
-func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
+func (rc *RobotsCache) putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
 	body, tdm := c.Body, c.TDMRep.Body
 	if body == nil {
 		body = []byte{}
@@ -292,14 +300,11 @@ func putRobots(tx *sql.Tx, c frontier.RobotsCopy) error {
 	if tdm == nil {
 		tdm = []byte{}
 	}
-	_, err := tx.Exec(`INSERT INTO robots (host, status, body, fetched_at, expires_at,
-			tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
-			fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-			tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
-			tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`,
-		c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
+	put, err := rc.stmt(tx, putRobotsSQL)
+	if err != nil {
+		return fmt.Errorf("store robots.txt copy %s: %w", c.Host, err)
+	}
+	_, err = put.Exec(c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
 		c.TDMRep.Status, tdm, toNanos(c.TDMRep.FetchedAt), toNanos(c.TDMRep.Expires))
 	if err != nil {
 		return fmt.Errorf("store robots.txt copy %s: %w", c.Host, explain(err))

@@ -20,6 +20,13 @@ const (
 	addFetchSQL    = `INSERT INTO fetches (run_id, url, host, status, reason, file, sha256,
 		bytes, content_type, fetched_at, latency_ns, attempts, delay_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	putRobotsSQL = `INSERT INTO robots (host, status, body, fetched_at, expires_at,
+		tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
+		fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
+		tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
+		tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`
 )
 
 // exclusionsVersionSQL is a crawl's one read per dispatch pass, prepared
@@ -28,7 +35,7 @@ const exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 
 
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {
-	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, enqueueSQL(enqueueRows),
+	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, putRobotsSQL, enqueueSQL(enqueueRows),
 		enqueueNewSQL(enqueueRows), enqueueAlikeSQL(enqueueRows)}
 }
 

@@ -23,7 +23,7 @@ import (
 type Cache interface {
 	Load(host string) (pace.State, bool, error)
 	Robots(host string) (frontier.RobotsCopy, bool, error)
-	PutRobots(frontier.RobotsCopy) error
+	PutRobots(...frontier.RobotsCopy) error // in one transaction
 }
 
 // Result is a robots.txt fetch, after redirects.

@@ -21,7 +21,12 @@ func (m memCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	c, ok := m[host]
 	return c, ok, nil
 }
-func (m memCache) PutRobots(c frontier.RobotsCopy) error { m[c.Host] = c; return nil }
+func (m memCache) PutRobots(cs ...frontier.RobotsCopy) error {
+	for _, c := range cs {
+		m[c.Host] = c
+	}
+	return nil
+}
 
 const tdmAll = `[{"location": "/*", "tdm-reservation": 1}]`
 

@@ -232,29 +232,39 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 	return c, found, err
 }
 
-// PutRobots stores a robots.txt copy, replacing the old one.
-func (rc *RobotsCache) PutRobots(c frontier.RobotsCopy) error {
-	if c.Host == "" {
-		return errors.New("store robots.txt copy: no host")
+// PutRobots stores robots.txt copies, each replacing its host's old one,
+// in one transaction.
+func (rc *RobotsCache) PutRobots(cs ...frontier.RobotsCopy) error {
+	for _, c := range cs {
+		if c.Host == "" {
+			return errors.New("store robots.txt copy: no host")
+		}
 	}
-	body, tdm := c.Body, c.TDMRep.Body
-	if body == nil {
-		body = []byte{}
+	if len(cs) == 0 {
+		return nil
 	}
-	if tdm == nil {
-		tdm = []byte{}
-	}
-	return rc.write("store robots.txt copy "+c.Host, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at,
-				tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-			ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
-				fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-				tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
-				tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`,
-			c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
-			c.TDMRep.Status, tdm, toNanos(c.TDMRep.FetchedAt), toNanos(c.TDMRep.Expires))
-		return err
+	return rc.write("store robots.txt copies", func(ctx context.Context, tx pgx.Tx) error {
+		for _, c := range cs {
+			body, tdm := c.Body, c.TDMRep.Body
+			if body == nil {
+				body = []byte{}
+			}
+			if tdm == nil {
+				tdm = []byte{}
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO robots (host, status, body, fetched_at, expires_at,
+					tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+				ON CONFLICT (host) DO UPDATE SET status = excluded.status, body = excluded.body,
+					fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
+					tdm_status = excluded.tdm_status, tdm_body = excluded.tdm_body,
+					tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`,
+				c.Host, c.Status, body, toNanos(c.FetchedAt), toNanos(c.Expires),
+				c.TDMRep.Status, tdm, toNanos(c.TDMRep.FetchedAt), toNanos(c.TDMRep.Expires)); err != nil {
+				return fmt.Errorf("%s: %w", c.Host, err)
+			}
+		}
+		return nil
 	})
 }
 

@@ -21,7 +21,7 @@ type sqliteShaped interface {
 	States() ([]pace.State, error)
 	Forget(hosts ...string) (int, error)
 	Robots(host string) (frontier.RobotsCopy, bool, error)
-	PutRobots(frontier.RobotsCopy) error
+	PutRobots(...frontier.RobotsCopy) error
 	RobotsCopies() ([]frontier.RobotsCopy, error)
 	BeginRun(job string, at time.Time) (frontier.Run, error)
 	EndRun(id int64, at time.Time, exitCode int, summary string, report []byte) error

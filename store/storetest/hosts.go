@@ -169,6 +169,24 @@ func testRobotsRoundTrip(t *testing.T, v *env) {
 	if err := db.PutRobots(frontier.RobotsCopy{}); err == nil {
 		t.Error("PutRobots without a host: no error")
 	}
+	// Several copies in one call: each stored; a call with a copy
+	// without a host stores none of them.
+	a := frontier.RobotsCopy{Host: "a.example", Status: 200, Body: []byte("User-agent: *\n"), FetchedAt: T0}
+	b := frontier.RobotsCopy{Host: "b.example", Status: 404, FetchedAt: T0}
+	if err := db.PutRobots(a, b); err != nil {
+		t.Fatalf("PutRobots(a, b): %v", err)
+	}
+	for _, c := range []frontier.RobotsCopy{a, b} {
+		if got, ok, err := db.Robots(c.Host); err != nil || !ok || got.Status != c.Status || !bytes.Equal(got.Body, c.Body) {
+			t.Errorf("Robots(%s) = %+v, %v, %v; want %+v", c.Host, got, ok, err, c)
+		}
+	}
+	if err := db.PutRobots(frontier.RobotsCopy{Host: "c.example", Status: 200, FetchedAt: T0}, frontier.RobotsCopy{}); err == nil {
+		t.Error("PutRobots of a copy and one without a host: no error")
+	}
+	if _, ok, err := db.Robots("c.example"); ok || err != nil {
+		t.Errorf("Robots(c.example) after a refused batch = _, %v, %v; want not found", ok, err)
+	}
 }
 
 // A copy one handle caches is the other's: robots.txt is fetched once.
