@@ -38,7 +38,7 @@ func (x *ExclusionList) Exclusions() ([]frontier.Exclusion, error) {
 // dispatch pass.
 func (x *ExclusionList) ExclusionsVersion() (int64, error) {
 	var v int64
-	if err := x.version.QueryRow().Scan(&v); err != nil {
+	if err := x.reads[exclusionsVersionSQL].QueryRow().Scan(&v); err != nil {
 		return 0, fmt.Errorf("read exclusions version: %w", explain(err))
 	}
 	return v, nil

@@ -18,17 +18,12 @@ const stateColumns = column.State
 
 // Load returns the stored pace state of host.
 func (p *PaceStates) Load(host string) (pace.State, bool, error) {
-	tx, err := p.beginRead("load pace state")
-	if err != nil {
-		return pace.State{}, false, err
-	}
-	defer tx.Rollback()
-	st, err := scanState(tx.QueryRow(`SELECT `+stateColumns+` FROM host_state WHERE host = ?`, host))
+	st, err := scanState(p.reads[loadStateSQL].QueryRow(host))
 	if errors.Is(err, sql.ErrNoRows) {
 		return pace.State{}, false, nil
 	}
 	if err != nil {
-		return pace.State{}, false, fmt.Errorf("load pace state %s: %w", host, err)
+		return pace.State{}, false, fmt.Errorf("load pace state %s: %w", host, explain(err))
 	}
 	return st, true, nil
 }
@@ -242,17 +237,11 @@ func forget(tx *sql.Tx, hosts []string, now int64) (int, error) {
 
 // Robots returns the stored robots.txt copy of host.
 func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
-	tx, err := rc.beginRead("load robots.txt copy")
-	if err != nil {
-		return frontier.RobotsCopy{}, false, err
-	}
-	defer tx.Rollback()
 	var (
 		c                                frontier.RobotsCopy
 		fetched, until, tdmAt, tdmExpiry int64
 	)
-	err = tx.QueryRow(`SELECT host, status, body, fetched_at, expires_at,
-		tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at FROM robots WHERE host = ?`, host).
+	err := rc.reads[loadRobotsSQL].QueryRow(host).
 		Scan(&c.Host, &c.Status, &c.Body, &fetched, &until, &c.TDMRep.Status, &c.TDMRep.Body, &tdmAt, &tdmExpiry)
 	if errors.Is(err, sql.ErrNoRows) {
 		return frontier.RobotsCopy{}, false, nil

@@ -29,9 +29,29 @@ const (
 		tdm_fetched_at = excluded.tdm_fetched_at, tdm_expires_at = excluded.tdm_expires_at`
 )
 
-// exclusionsVersionSQL is a crawl's one read per dispatch pass, prepared
-// on the readers.
-const exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 1`
+// The reads a crawl makes once per dispatch pass (the exclusion list's
+// version) or once per host (its pace state, its robots.txt copy),
+// prepared on the readers at Open. Each is one statement, which SQLite
+// reads from one snapshot: no transaction around it.
+const (
+	exclusionsVersionSQL = `SELECT version FROM exclusions_version WHERE id = 1`
+	loadStateSQL         = `SELECT ` + stateColumns + ` FROM host_state WHERE host = ?`
+	loadRobotsSQL        = `SELECT host, status, body, fetched_at, expires_at,
+		tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at FROM robots WHERE host = ?`
+)
+
+// prepareReads parses the hot reads on the readers.
+func (c *conn) prepareReads() error {
+	c.reads = map[string]*sql.Stmt{}
+	for _, q := range []string{exclusionsVersionSQL, loadStateSQL, loadRobotsSQL} {
+		s, err := c.r.Prepare(q)
+		if err != nil {
+			return fmt.Errorf("prepare statements: %w", explain(err))
+		}
+		c.reads[q] = s
+	}
+	return nil
+}
 
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {

@@ -124,8 +124,8 @@ type conn struct {
 	r       *sql.DB // a few read-only connections beside the writer
 	readers int     // how many, at most
 
-	stmts   map[string]*sql.Stmt // hot statements, parsed once on w
-	version *sql.Stmt            // exclusionsVersionSQL on r, read once per dispatch pass
+	stmts map[string]*sql.Stmt // hot statements, parsed once on w
+	reads map[string]*sql.Stmt // hot reads, parsed once on r
 
 	loadMu sync.Mutex
 	load   *sql.Tx // the transaction of a load under way (BeginLoad)
@@ -196,10 +196,10 @@ func Open(path string) (*DB, error) {
 	c.readers = min(max(runtime.NumCPU(), 2), 8)
 	c.r.SetMaxOpenConns(c.readers)
 	c.r.SetMaxIdleConns(c.readers)
-	if c.version, err = c.r.Prepare(exclusionsVersionSQL); err != nil {
+	if err := c.prepareReads(); err != nil {
 		c.r.Close()
 		c.w.Close()
-		return nil, fmt.Errorf("open db %s: %w", path, explain(err))
+		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 	return newDB(c), nil
 }
