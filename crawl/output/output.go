@@ -4,6 +4,7 @@
 package output
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -304,7 +305,10 @@ func (o *Dir) replace(name string, w func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	err = w(f)
+	bw := bufio.NewWriterSize(f, 64<<10) // a template writes piece by piece
+	if err = w(bw); err == nil {
+		err = bw.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
