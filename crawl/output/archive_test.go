@@ -1,6 +1,8 @@
 package output
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,5 +86,65 @@ func mustWrite(t *testing.T, name, text string) {
 	}
 	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// decodedURL is lineURL the slow way: the line decoded whole.
+func decodedURL(line []byte) (urlKey, bool) {
+	var m struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.URL == "" {
+		return urlKey{}, false
+	}
+	sum := sha256.Sum256([]byte(m.URL))
+	return urlKey(sum[:16]), true
+}
+
+// TestLineURLReadsWhatDecodingReads: the quick read of a line polite
+// wrote finds the URL decoding finds; any other line, a half line or one
+// whose URL has escapes, is decoded (or refused) as before.
+func TestLineURLReadsWhatDecodingReads(t *testing.T) {
+	var lines [][]byte
+	for _, m := range []ManifestLine{
+		{Job: "nightly", Run: 7, URL: "https://example.org/a", Status: 200},
+		{Job: `odd "job" \ name`, Run: 12345, URL: "https://example.org/b?x=1&y=<2>", Status: 404},
+		{Job: "", Run: 0, URL: "https://例え.jp/パス", Status: 200},
+		{Job: "j", Run: 1, URL: "", Status: 0},
+	} {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, b, b[:len(b)-1], b[:len(b)/2])
+	}
+	lines = append(lines,
+		[]byte(`{"url":"https://example.org/first","job":"x","run":1}`),
+		[]byte(`{"job":"x","run":1,"url":"https://example.org/\u0061"}`),
+		[]byte(`{"job":"x","run":1,"url":"https://example.org/a"} trailing`),
+		[]byte(`{"job":"x","run":-1,"url":"https://example.org/a"}`),
+		[]byte(`{"job":"x\"","run":1,"url":"https://example.org/a"}`),
+		[]byte(`not json`), []byte(`{}`), []byte(`{"job":"`))
+	for _, line := range lines {
+		got, gok := lineURL(line)
+		want, wok := decodedURL(line)
+		if got != want || gok != wok {
+			t.Errorf("lineURL(%s) = %x, %v; decoding reads %x, %v", line, got, gok, want, wok)
+		}
+	}
+}
+
+// BenchmarkLineURL reads the URL of a manifest line as a crawl writes it.
+func BenchmarkLineURL(b *testing.B) {
+	line, err := json.Marshal(ManifestLine{Job: "nightly", Run: 42, URL: "https://example.org/docs/page/17", Status: 200,
+		File: "example.org/docs_page_17.html", SHA256: strings.Repeat("ab", 32), Bytes: 18340,
+		ContentType: "text/html; charset=utf-8", FetchedAt: "2026-12-03T13:58:18.256123456Z", Attempts: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, ok := lineURL(line); !ok {
+			b.Fatal("no URL")
+		}
 	}
 }
