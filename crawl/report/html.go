@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"html/template"
 	"io"
 )
@@ -28,12 +27,6 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return reportTmpl.Execute(w, v)
 }
 
-// hostAnchor is a host with its place on the page, for its table cell.
-type hostAnchor struct {
-	I int
-	H *hostView
-}
-
 // htmlView is what the page template reads: the report, its hosts in the
 // page's order.
 type htmlView struct {
@@ -43,14 +36,15 @@ type htmlView struct {
 }
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"timeline": timelineSVG,
-	"secs":     HumanSeconds,
-	"dur":      HumanDuration,
-	"bytes":    HumanBytes,
-	"ms":       func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"plural":   Plural,
-	"hostAt":   func(i int, h *hostView) hostAnchor { return hostAnchor{i, h} },
-}).Parse(`{{define "hostcell"}}<a href="#host-{{.I}}">{{.H.Host}}</a>{{with .H.Trouble.String}} <span class="tag">{{.}}</span>{{end}}{{with .H.Group}} <a class="grp" href="#group-{{$.H.GroupAt}}">paced as {{.}}</a>{{end}}{{end}}` + `<!doctype html>
+	"timeline":    timelineSVG,
+	"secs":        HumanSeconds,
+	"dur":         HumanDuration,
+	"bytes":       HumanBytes,
+	"plural":      Plural,
+	"answersRow":  answersRow,
+	"pacingRow":   pacingRow,
+	"hostSection": hostSection,
+}).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -106,7 +100,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table id="answers">
 <thead><tr><th class="l">host</th><th>requests</th><th>2xx</th><th>304</th><th>3xx</th><th>4xx</th><th>429</th><th>5xx</th><th>errors</th><th>excluded by robots.txt</th><th>retries</th><th>bytes</th><th class="l">robots.txt</th></tr></thead>
 <tbody>
-{{range $i, $h := .Hosts}}<tr data-host="{{.Host}}"><td class="l">{{template "hostcell" (hostAt $i .)}}</td><td>{{.Requests}}</td><td>{{.S2xx}}</td><td>{{.S304}}</td><td>{{.S3xx}}</td><td>{{.S4xx}}</td><td{{if .S429}} class="bad"{{end}}>{{.S429}}</td><td{{if .S5xx}} class="bad"{{end}}>{{.S5xx}}</td><td>{{.Errors}}</td><td>{{.Excluded}}</td><td>{{.Retries}}</td><td>{{bytes .Bytes}}</td><td class="l wrap">{{or .Robots "-"}}</td></tr>
+{{range $i, $h := .Hosts}}{{answersRow $i .}}
 {{else}}<tr><td class="l" colspan="13">no host was contacted</td></tr>
 {{end}}</tbody>
 </table></div>
@@ -125,7 +119,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <div class="scroll"><table id="pacing">
 <thead><tr><th class="l">host</th><th>TTFB p50</th><th>p95</th><th>max</th><th>delay at start</th><th>highest</th><th>at end</th><th class="l">floor (source)</th><th>waited</th><th>Retry-After waits</th><th class="l">stopped</th></tr></thead>
 <tbody>
-{{range $i, $h := .Hosts}}<tr data-host="{{.Host}}"><td class="l">{{template "hostcell" (hostAt $i .)}}</td>{{if .Answered}}<td>{{ms .P50MS}} ms</td><td>{{ms .P95MS}} ms</td><td>{{ms .MaxMS}} ms</td>{{else}}<td class="l never" colspan="3">never answered</td>{{end}}<td>{{secs .DelayStartS}}{{if .StoredStartS}} ({{secs .StoredStartS}}){{end}}</td><td>{{secs .DelayMaxS}}</td><td>{{secs .DelayEndS}}</td><td class="l">{{secs .FloorS}} ({{.FloorSource}})</td><td>{{dur .WaitS}}</td><td>{{.RetryAfters}}</td><td class="l wrap">{{or .StoppedReason .Stopped}}</td></tr>
+{{range $i, $h := .Hosts}}{{pacingRow $i .}}
 {{end}}</tbody>
 </table></div>
 <dl class="cols">
@@ -158,11 +152,7 @@ footer{color:var(--muted);font-size:12px;margin-top:32px}
 <p class="meta">Paced by host, these names each had a pace of their own, though they resolved to one address: their server saw all of those paces at once.</p>{{end}}
 {{if .Hosts}}<h2>Timelines</h2>
 <p class="meta">One chart per host, in the order above, on the same time axis (seconds since the run started). Top: the delay polite kept between two requests to the host, its floor, the 429/503 answers, the Retry-After waits they asked for, the breaker's pauses and the waits to ask robots.txt again. Bottom: each response's time to first byte. Each chart's key lists only what it shows.</p>
-{{range $i, $h := .Hosts}}<section class="host" id="host-{{$i}}">
-<h3>{{.Host}}{{with .Trouble.String}} <span class="tag">{{.}}</span>{{end}}</h3>
-<p class="facts">{{.Requests}} {{plural .Requests "request" "requests"}}, {{if .Answered}}{{.Throttled}} throttled (429/503){{else}}never answered{{end}}; delay {{secs .DelayStartS}} at start, {{secs .DelayMaxS}} at most, {{secs .DelayEndS}} at end; floor {{secs .FloorS}} ({{.FloorSource}}); stopped: {{.Stopped}}.</p>
-{{timeline .HostStats $.DurationS}}
-</section>
+{{range $i, $h := .Hosts}}{{hostSection $i . $.DurationS}}
 {{end}}{{end}}
 {{if .Dead}}<h2>Dead URLs</h2>
 <div class="scroll"><table><thead><tr><th class="l">URL</th><th class="l">reason</th><th>attempts</th></tr></thead><tbody>

@@ -286,3 +286,38 @@ func TestWriteHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTMLEscapesHostText: what a host or its answers put in the
+// page (a name, robots.txt's gist, why it stopped, its pace group) is
+// escaped in its table rows and its section, as html/template escapes text
+// and quoted attributes; the page stays well formed.
+func TestWriteHTMLEscapesHostText(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	h := r.Hosts[0]
+	h.Host, h.Group = `x+y&<b>"'.example`, `ip:<i>`
+	h.Robots, h.StoppedReason, h.FloorSource = `parsed <script>alert(1)</script>`, `quota "spent" & more`, `crawl-delay<`
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`data-host="x&#43;y&amp;&lt;b&gt;&#34;&#39;.example"`,
+		`>x&#43;y&amp;&lt;b&gt;&#34;&#39;.example</a>`,
+		`<h3>x&#43;y&amp;&lt;b&gt;&#34;&#39;.example`,
+		`paced as ip:&lt;i&gt;</a>`,
+		`<td class="l wrap">parsed &lt;script&gt;alert(1)&lt;/script&gt;</td>`,
+		`<td class="l wrap">quota &#34;spent&#34; &amp; more</td>`,
+		`(crawl-delay&lt;)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	for _, raw := range []string{"<script>", "y&<b>", "ip:<i>", `"spent"`, "crawl-delay<"} {
+		if strings.Contains(page, raw) {
+			t.Errorf("report.html has %q unescaped", raw)
+		}
+	}
+}
