@@ -547,3 +547,65 @@ func TestCLIBudgetEndsTheRunWithExit0(t *testing.T) {
 }
 
 func decodeJSON(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestCLIKilledCrawlOfManyHostsRepeatsAtMostOnePerHost: on many hosts at
+// floor 0 the loop writes the answers in groups (crawl.groupWait), and a
+// SIGKILL between two groups still loses at most one URL per host: its
+// request in flight, or its answer not yet written, never both, since a
+// host gets no request while its last answer waits.
+func TestCLIKilledCrawlOfManyHostsRepeatsAtMostOnePerHost(t *testing.T) {
+	const hosts, perHost = 40, 15
+	var (
+		tallies []*tally
+		seeds   strings.Builder
+	)
+	for range hosts {
+		ta := &tally{h: crawltest.New(crawltest.Config{}), oks: map[string]int{}}
+		srv := httptest.NewServer(ta)
+		t.Cleanup(srv.Close)
+		tallies = append(tallies, ta)
+		for j := range perHost {
+			fmt.Fprintf(&seeds, "%s/item/%d\n", srv.URL, j)
+		}
+	}
+	seedFile := writeFile(t, "many.txt", seeds.String())
+	dir := t.TempDir()
+	args := []string{"crawl", "--db", filepath.Join(dir, "polite.db"), "--out", filepath.Join(dir, "out"), "--job", "many",
+		"--floor", "0", "--start", "0", "--progress", "never", seedFile}
+	sum := func() int {
+		n := 0
+		for _, ta := range tallies {
+			n += ta.total()
+		}
+		return n
+	}
+	p := start(t, args...)
+	until(t, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+	if sum() >= hosts*perHost {
+		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
+	}
+	if r := run(t, "", args...); r.code != 0 {
+		t.Fatalf("resumed crawl exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	twice := 0
+	for i, ta := range tallies {
+		again := 0
+		for j := range perHost {
+			switch n := ta.ok(fmt.Sprintf("/item/%d", j)); {
+			case n == 0:
+				t.Errorf("host %d: /item/%d was never fetched", i, j)
+			case n > 1:
+				again += n - 1
+			}
+		}
+		if again > 1 {
+			t.Errorf("host %d: %d fetches repeated after the kill, want at most 1 (PerHost)", i, again)
+		}
+		twice += again
+	}
+	t.Logf("%d URLs fetched again after the kill, of %d", twice, hosts*perHost)
+}

@@ -53,6 +53,11 @@ func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, er
 			soonest(at)
 			continue
 		}
+		if h.answeredIn > sc.ledger.gen { // its last answer is written first (groupWait)
+			if err := sc.flush(); err != nil {
+				return wake, err
+			}
+		}
 		at, served, err := sc.serve(ctx, h, now)
 		if err != nil {
 			return wake, err

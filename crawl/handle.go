@@ -27,6 +27,7 @@ func (sc *scheduler) handle(r result) {
 		return
 	}
 	e := r.entry
+	h.answeredIn = sc.ledger.gen + 1 // written by the next flush
 	if r.resp.Reason == frontier.ReasonCanceled {
 		// Cut by the end of the grace period: not the host's fault.
 		e.Attempts--

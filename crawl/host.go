@@ -76,7 +76,8 @@ type hostRun struct {
 
 	latencies report.Latencies // its answers' times to first byte, for the report's percentiles
 
-	requests int
+	requests   int
+	answeredIn int64 // the ledger's flush that writes its last answer (ledger.gen)
 
 	rb            *robots.Robots     // nil until known
 	robotsBusy    bool               // a robots.txt request is in flight

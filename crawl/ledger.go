@@ -32,6 +32,27 @@ type ledger struct {
 	counts  map[frontier.State]int // outcomes of this run
 	wait    int                    // the job's waiting entries, as this run wrote them: the report's count when the store is lost
 	err     error                  // the first manifest write that failed
+
+	gen       int64     // flushes so far
+	flushedAt time.Time // when the last flush began
+}
+
+// Answers are committed in groups: a loop step writes the ledger only once
+// groupMax changes wait, groupWait has passed since the last flush, or the
+// loop has nothing in flight, and dispatch writes it before giving a host
+// whose answer waits another request. So a crawl killed at any moment
+// fetches again at most one URL per host (PerHost): in flight, or answered
+// and not yet written.
+const (
+	groupMax  = 256
+	groupWait = 10 * time.Millisecond
+)
+
+// due reports whether the ledger must be written at now; idle: nothing
+// else could join the transaction (nothing in flight, or stopping).
+func (l *ledger) due(now time.Time, idle bool) bool {
+	n := len(l.added) + len(l.changed) + len(l.fetches)
+	return n+len(l.taken) > 0 && (idle || len(l.taken) > 0 || n >= groupMax || now.Sub(l.flushedAt) >= groupWait)
 }
 
 func newLedger(job, name string) *ledger {
@@ -100,7 +121,8 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 
 // flush writes pending frontier changes and fetch records in one Record;
 // it reports whether new entries went in (the hosts' queues changed).
-func (l *ledger) flush(f Frontier) (added bool, err error) {
+func (l *ledger) flush(f Frontier, now time.Time) (added bool, err error) {
+	l.flushedAt = now
 	if len(l.added)+len(l.changed)+len(l.fetches) > 0 {
 		n, err := f.Record(l.job, l.added, l.changed, l.fetches)
 		if err != nil {
@@ -110,6 +132,7 @@ func (l *ledger) flush(f Frontier) (added bool, err error) {
 		added = len(l.added) > 0
 		l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
 	}
+	l.gen++
 	for _, c := range l.taken {
 		close(c)
 	}

@@ -127,9 +127,7 @@ func (l *runLoop) stopping(now time.Time) bool {
 // host becomes ready (zero if none is waiting on time).
 func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
 	sc := l.sc
-	// Commit what the last results decided before anything new is taken:
-	// a crawl killed now refetches only what was in flight.
-	if err := sc.flush(); err != nil {
+	if err := sc.flushIfDue(now, stopping); err != nil { // see groupWait
 		return time.Time{}, err
 	}
 	var wake time.Time
@@ -144,7 +142,21 @@ func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
 			return wake, err
 		}
 	}
-	return wake, sc.flush()
+	if err := sc.flushIfDue(sc.clock.Now(), stopping); err != nil {
+		return wake, err
+	}
+	if l := sc.ledger; len(l.added)+len(l.changed)+len(l.fetches) > 0 && (wake.IsZero() || l.flushedAt.Add(groupWait).Before(wake)) {
+		wake = l.flushedAt.Add(groupWait) // what waits is written on time
+	}
+	return wake, nil
+}
+
+// flushIfDue commits the ledger when it is due (ledger.due).
+func (sc *scheduler) flushIfDue(now time.Time, stopping bool) error {
+	if !sc.ledger.due(now, stopping || sc.work.n == 0) {
+		return nil
+	}
+	return sc.flush()
 }
 
 // ticks is when the loop last saved pace state and reported progress.
@@ -167,7 +179,7 @@ func (l *runLoop) tick(now time.Time) {
 
 // flush commits the ledger, then robots.txt copies; new entries make queues stale.
 func (sc *scheduler) flush() error {
-	added, err := sc.ledger.flush(sc.frontier)
+	added, err := sc.ledger.flush(sc.frontier, sc.clock.Now())
 	sc.hosts.stale = sc.hosts.stale || added
 	if rerr := sc.robots.Flush(); rerr != nil {
 		sc.log.Warn("cannot cache robots.txt", "err", rerr)
