@@ -131,6 +131,9 @@ var lanes = []lane{
 	// no file, no other part of the crawl but its records.
 	{pkg: "crawl/revisit", kind: laneLeaf, not: leaf("net", "net/http", "crawl/fetch", "crawl/output", "crawl/report"),
 		notDirect: []string{"os"}},
+	// What an answer means for its entry is a pure function of the
+	// entry, the answer and the run's situation: no I/O, no clock.
+	{pkg: "crawl/fate", kind: laneLeaf, not: leaf("crawl/output", "crawl/report"), notDirect: []string{"os", "time"}},
 	// The exclusion list matches rules against URLs and host keys, and
 	// reads them through the Store it declares: it fetches and writes
 	// nothing itself.

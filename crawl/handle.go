@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fate"
 	"github.com/polite-crawler/polite/crawl/fetch"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/pace"
 )
 
 // handle takes a finished request back into the run's state: the pacer
-// and the host's statistics learn from the answer (observe), decide says
+// and the host's statistics learn from the answer (observe), fate.Of says
 // what it means for the entry, and apply carries that out.
 func (sc *scheduler) handle(r result) {
 	if r.listed != nil {
@@ -47,11 +48,11 @@ func (sc *scheduler) handle(r result) {
 	if r.newest {
 		e.WarcID, e.WarcDate, e.WarcDigest = r.capture.RecordID, r.capture.Date, r.capture.PayloadDigest
 	}
-	d := decide(e, r.resp, r.werr, situation{
-		maxAttempts:  sc.cfg.MaxAttempts,
-		retryAllowed: sc.budget.retryAllowed(),
-		deferred:     v.Defer,
-		heldToResume: h.hold.leave == leaveResume && !h.hold.until.IsZero(),
+	d := fate.Of(e, r.resp, r.werr, fate.Situation{
+		MaxAttempts:  sc.cfg.MaxAttempts,
+		RetryAllowed: sc.budget.retryAllowed(),
+		Deferred:     v.Defer,
+		HeldToResume: h.hold.leave == leaveResume && !h.hold.until.IsZero(),
 	})
 	sc.apply(h, e, r, d, v, now)
 	if e.Kind.IsSitemap() && sc.maps != nil {
@@ -60,17 +61,17 @@ func (sc *scheduler) handle(r result) {
 	}
 }
 
-// apply carries out what decide made of an answer for entry e.
-func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v pace.Verdict, now time.Time) {
+// apply carries out what fate.Of made of an answer for entry e.
+func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d fate.Decision, v pace.Verdict, now time.Time) {
 	l := sc.ledger
-	switch d.fate {
-	case fateUnwritten:
+	switch d.Kind {
+	case fate.Unwritten:
 		sc.fatal = fmt.Errorf("write body of %s: %w", e.URL, r.werr)
 		sc.log.Error("stopping: cannot write bodies", "err", r.werr)
 		e.State = frontier.Queued
 		e.Attempts--
 		l.change(e)
-	case fateNotModified:
+	case fate.NotModified:
 		// The body on disk is still current: the entry keeps its file,
 		// hash and size, and takes any validators the 304 sends.
 		e.FetchedAt = now
@@ -81,21 +82,21 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 			e.LastModified = lm
 		}
 		sc.budget.successes++
-		l.finish(&e, d.state, "")
+		l.finish(&e, d.State, "")
 		l.writeManifest(e, r.resp, r.delay, now)
 		sc.links.Kept(e)
-	case fateDone:
+	case fate.Done:
 		e.FetchedAt, e.File, e.SHA256, e.Bytes = now, r.file, r.sha, int64(len(r.resp.Body))
 		e.ETag, e.LastModified = r.resp.Header.Get("ETag"), r.resp.Header.Get("Last-Modified")
 		sc.budget.bytes += e.Bytes
 		sc.budget.successes++
-		l.finish(&e, d.state, "")
+		l.finish(&e, d.State, "")
 		l.writeManifest(e, r.resp, r.delay, now)
 		sc.links.Kept(e)
 		for _, ne := range sc.links.Found(e, r.links, now) {
 			l.add(ne)
 		}
-	case fateRedirect:
+	case fate.Redirect:
 		e.FetchedAt = now
 		sc.budget.successes++
 		ne, refused := sc.links.Redirect(e, r.url, r.resp.Header.Get("Location"), now)
@@ -108,31 +109,31 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 			l.add(*ne)
 		}
 		l.writeManifest(e, r.resp, r.delay, now)
-	case fateDead:
+	case fate.Dead:
 		e.FetchedAt = now
-		l.finish(&e, d.state, d.reason)
-		if d.failed {
+		l.finish(&e, d.State, d.Reason)
+		if d.Failed {
 			l.writeManifest(e, fetch.Response{Status: e.LastStatus}, 0, now)
 		} else {
 			l.writeManifest(e, r.resp, r.delay, now)
 		}
-	case fateExcluded:
-		l.finish(&e, d.state, d.reason)
-	case fateHeld:
+	case fate.Excluded:
+		l.finish(&e, d.State, d.Reason)
+	case fate.Held:
 		// Not before the server's Retry-After, in this run or the next.
-		e.State, e.Reason, e.NextAt = d.state, d.reason, later(e.NextAt, h.hold.until)
-		if d.state == frontier.Deferred {
+		e.State, e.Reason, e.NextAt = d.State, d.Reason, later(e.NextAt, h.hold.until)
+		if d.State == frontier.Deferred {
 			l.settle(e)
 		} else {
 			l.change(e)
 		}
-	case fateRetrySpent:
-		e.State, e.Reason = d.state, d.reason
+	case fate.RetrySpent:
+		e.State, e.Reason = d.State, d.Reason
 		l.settle(e)
 		if sc.budget.bind(frontier.BudgetRetry) {
 			sc.log.Info("retry budget spent: failures wait for the next run", "retries", sc.budget.retries)
 		}
-	case fateRetry:
+	case fate.Retry:
 		sc.retry(h, e, d, v, now)
 	}
 }
@@ -140,15 +141,15 @@ func (sc *scheduler) apply(h *hostRun, e frontier.Entry, r result, d decision, v
 // retry queues e again after a wait: the pacer's hold after a 429 or 503
 // (its penalty and any Retry-After), else a backoff growing with the
 // attempts.
-func (sc *scheduler) retry(h *hostRun, e frontier.Entry, d decision, v pace.Verdict, now time.Time) {
+func (sc *scheduler) retry(h *hostRun, e frontier.Entry, d fate.Decision, v pace.Verdict, now time.Time) {
 	sc.budget.retries++
 	h.stats.Retries++
 	wait := v.Hold
-	if !d.congestion {
+	if !d.Congestion {
 		base := retryBase(sc.cfg.Pace.Floor)
 		wait = pace.Backoff(time.Duration(e.Attempts-1)*base, base, retryCap, sc.cfg.Rand)
 	}
-	e.State, e.Reason, e.NextAt = d.state, d.reason, now.Add(wait)
+	e.State, e.Reason, e.NextAt = d.State, d.Reason, now.Add(wait)
 	sc.ledger.change(e)
 	h.queued++
 	if h.nextAt.IsZero() || e.NextAt.Before(h.nextAt) || len(h.buf) == 0 && h.queued == 1 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polite-crawler/polite/crawl/fate"
 	"github.com/polite-crawler/polite/crawl/frontier"
 	"github.com/polite-crawler/polite/crawl/report"
 	"github.com/polite-crawler/polite/crawl/sitemap"
@@ -16,20 +17,20 @@ const maxSitemapProblems = 5
 // fetched takes a sitemap's answer into the run: its statistics (what it
 // listed was queued batch by batch, by list, as it was read). It runs
 // after apply.
-func (m *sitemapRun) fetched(e frontier.Entry, r result, d decision) {
+func (m *sitemapRun) fetched(e frontier.Entry, r result, d fate.Decision) {
 	st := m.statsOf(e)
 	st.Status = r.resp.Answered()
 	switch {
-	case d.fate == fateNotModified:
+	case d.Kind == fate.NotModified:
 		return
-	case d.fate == fateRedirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
+	case d.Kind == fate.Redirect && m.links.Target(e.URL) != "": // moved: its target is read in its place
 		m.stats(m.links.Target(e.URL), e.URL)
-	case d.fate == fateDone && r.sitemap != nil:
+	case d.Kind == fate.Done && r.sitemap != nil:
 		st.Took(r.sitemap, maxSitemapProblems)
-	case d.fate == fateDone:
+	case d.Kind == fate.Done:
 		st.Error = "no body"
-	case d.reason != "":
-		st.Error = "not read: " + d.reason.String()
+	case d.Reason != "":
+		st.Error = "not read: " + d.Reason.String()
 	case r.resp.Reason != "":
 		st.Error = "not read: " + r.resp.Reason.String()
 	default:
