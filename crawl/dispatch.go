@@ -13,11 +13,7 @@ import (
 // is waiting on time).
 func (sc *scheduler) dispatch(ctx context.Context, now time.Time) (time.Time, error) {
 	var wake time.Time
-	soonest := func(t time.Time) {
-		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
-			wake = t
-		}
-	}
+	soonest := func(t time.Time) { wake = earlier(wake, t) }
 	// One pass over the ring from where the last started request left
 	// it; the next pass starts after the last host served in this one.
 	s := sc.hosts

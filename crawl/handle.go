@@ -175,3 +175,11 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// earlier returns the earlier of two wake times, zero being none.
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}

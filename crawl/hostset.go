@@ -17,6 +17,10 @@ import (
 // frontier at once: on PostgreSQL, a run of the host's pages under one lease.
 const takeBatch = 32
 
+// refreshEvery is how often at most the loop reads the hosts' queues again
+// while requests are in flight (see runLoop.step).
+const refreshEvery = 100 * time.Millisecond
+
 // hostSet is the run state of every host met so far, in the round-robin
 // order dispatch serves them, and what the frontier last said of their
 // queues. Only the loop goroutine touches it.
@@ -37,11 +41,12 @@ type hostSet struct {
 	floors map[string]time.Duration // --floor-host
 	log    *slog.Logger
 
-	byKey map[string]*hostRun
-	paced map[string]*paceGroup // by pace key
-	ring  []string
-	next  int  // where the next dispatch pass starts in ring
-	stale bool // the frontier's queues changed: refresh before trusting queued
+	byKey       map[string]*hostRun
+	paced       map[string]*paceGroup // by pace key
+	ring        []string
+	next        int       // where the next dispatch pass starts in ring
+	stale       bool      // the frontier's queues changed: refresh before trusting queued
+	refreshedAt time.Time // the last refresh
 }
 
 // get returns the run state of a host, restoring the pace state it is
@@ -85,7 +90,7 @@ func (s *hostSet) refresh(now time.Time) error {
 		h := s.get(q.Host, now)
 		h.queued, h.nextAt = q.Queued, q.NextAt
 	}
-	s.stale = false
+	s.stale, s.refreshedAt = false, now
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/polite-crawler/polite/crawl/fetch"
@@ -129,7 +130,10 @@ func (l *ledger) flush(f Frontier, now time.Time) (added bool, err error) {
 			return false, err
 		}
 		l.wait += n - frontier.Settled(l.changed)
-		added = len(l.added) > 0
+		// New entries change the hosts' queues, and so may a listed
+		// lastmod (it queues a fetched page again); a link met before
+		// changes nothing.
+		added = n > 0 || slices.ContainsFunc(l.added, func(e frontier.Entry) bool { return !e.LastMod.IsZero() })
 		l.added, l.changed, l.fetches = l.added[:0], l.changed[:0], l.fetches[:0]
 	}
 	l.gen++

@@ -122,17 +122,20 @@ func (l *runLoop) stopping(now time.Time) bool {
 	return sc.stopped != ""
 }
 
-// step commits what the last results decided, then starts what may start
-// now (unless stopping) and commits that too; it returns when the next
-// host becomes ready (zero if none is waiting on time).
+// step commits the ledger when it is due (groupWait), then starts what may
+// start now (unless stopping); it returns when the next host becomes ready,
+// or the ledger or the hosts' queues are due (zero if none is waiting on time).
 func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
 	sc := l.sc
-	if err := sc.flushIfDue(now, stopping); err != nil { // see groupWait
+	if err := sc.flushIfDue(now, stopping); err != nil {
 		return time.Time{}, err
 	}
 	var wake time.Time
 	if !stopping {
-		if sc.hosts.stale {
+		// The queues are read again when new entries went in, at most
+		// every refreshEvery while requests are in flight (and their
+		// answers wake the loop): each read counts every queued entry.
+		if sc.hosts.stale && (sc.work.n == 0 || !now.Before(sc.hosts.refreshedAt.Add(refreshEvery))) {
 			if err := sc.hosts.refresh(now); err != nil {
 				return wake, err
 			}
@@ -145,8 +148,11 @@ func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
 	if err := sc.flushIfDue(sc.clock.Now(), stopping); err != nil {
 		return wake, err
 	}
-	if l := sc.ledger; len(l.added)+len(l.changed)+len(l.fetches) > 0 && (wake.IsZero() || l.flushedAt.Add(groupWait).Before(wake)) {
-		wake = l.flushedAt.Add(groupWait) // what waits is written on time
+	if l := sc.ledger; len(l.added)+len(l.changed)+len(l.fetches) > 0 {
+		wake = earlier(wake, l.flushedAt.Add(groupWait)) // what waits is written on time
+	}
+	if sc.hosts.stale {
+		wake = earlier(wake, sc.hosts.refreshedAt.Add(refreshEvery))
 	}
 	return wake, nil
 }
