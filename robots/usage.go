@@ -1,6 +1,9 @@
 package robots
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // UsageRule is a Content-Usage line of robots.txt (draft-ietf-aipref-attach
 // section 3): a path and the usage preference, as written, that applies to
@@ -45,15 +48,19 @@ func newUsageRule(l line) (usageRule, bool) {
 // unlike Allow and Disallow. A target robots.txt disallows has no usage
 // preferences, and neither has one when no rule matches: nil then.
 func (r *Robots) ContentUsage(agent, target string) []UsageRule {
-	if r == nil || r.Access != Parsed || !r.Test(agent, target).Allowed {
+	if r == nil || r.Access != Parsed {
 		return nil
+	}
+	groups := r.matching(agent)
+	if !slices.ContainsFunc(groups, func(g *group) bool { return len(g.usage) > 0 }) || !r.Test(agent, target).Allowed {
+		return nil // most files have no Content-Usage line: no test then
 	}
 	path := normaliseTarget(target)
 	var (
 		out  []UsageRule
 		best = -1
 	)
-	for _, g := range r.matching(agent) {
+	for _, g := range groups {
 		for _, u := range g.usage {
 			if !u.match.match(path) {
 				continue
