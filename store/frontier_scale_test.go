@@ -143,3 +143,36 @@ func TestEnqueueBatchSpeed(t *testing.T) {
 	}
 	t.Logf("enqueued 4,000 entries in %s", time.Since(start))
 }
+
+// BenchmarkTake takes the queued entries of 200 hosts, 20 each, a host at
+// a time, as a crawl's first pass over them does.
+func BenchmarkTake(b *testing.B) {
+	const hosts, per = 200, 20
+	db, err := store.Open(b.TempDir() + "/bench.db")
+	if err != nil {
+		b.Fatalf("Open: %v", err)
+	}
+	defer db.Close()
+	now := time.Now()
+	job := 0
+	for b.Loop() {
+		b.StopTimer()
+		job++
+		name := fmt.Sprintf("bench-%d", job)
+		es := manyEntries(0, hosts*per, hosts)
+		for i := range es {
+			es[i].Job = name
+		}
+		if _, err := db.Enqueue(name, es); err != nil {
+			b.Fatalf("Enqueue: %v", err)
+		}
+		b.StartTimer()
+		for h := range hosts {
+			got, err := db.Take(name, fmt.Sprintf("h%02d.example", h), now, 32)
+			if err != nil || len(got) != per {
+				b.Fatalf("Take: %d entries, %v; want %d", len(got), err, per)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*hosts), "us/take")
+}
