@@ -55,7 +55,7 @@ func (b *bench) peers(ctx context.Context, dir string, urls []string, origins []
 					return nil, err
 				}
 			}
-			ps = append(ps, peer{name: name, f: f, kept: true})
+			ps = append(ps, peer{name: name, f: f, kept: !warc}) // as polite's own rows: --warc's counts take in the requisites
 		}
 		if base := os.Getenv(benchPostgres); base != "" {
 			name := fmt.Sprintf("baseline %s, %d workers on PostgreSQL", filepath.Base(o.baseline), sharedThroughputWorkers)
