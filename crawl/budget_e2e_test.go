@@ -440,3 +440,51 @@ func TestRedirectOfALinkStaysInScope(t *testing.T) {
 		t.Errorf("a seed's redirect to another host was not followed: other host got %v", paths)
 	}
 }
+
+// TestEntriesTakenAheadAreLeftQueued: a crawl alone takes the entries of
+// the next hosts of the ring with the host whose turn it is (one commit
+// for many); when a budget stops the run before their turn, what they
+// hold goes back to the queue, and the next run fetches each page once.
+func TestEntriesTakenAheadAreLeftQueued(t *testing.T) {
+	t.Parallel()
+	web := newFakeWeb(t)
+	const hosts, pages = 30, 3
+	var seeds []string
+	var sites []*fakeSite
+	for h := range hosts {
+		_, srv := web.origin(fmt.Sprintf("site%d.example", h), crawltest.Config{})
+		sites = append(sites, srv)
+		for p := range pages {
+			seeds = append(seeds, fmt.Sprintf("%s/doc/%d", srv.URL, p))
+		}
+	}
+	cfg := fastConfig(t, seeds...)
+	cfg.MaxRequests = hosts + 10 // every robots.txt, and ten pages
+	web.use(&cfg)
+	db := mustOpen(t)
+	rep, err := crawl.Run(context.Background(), db, cfg)
+	if err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	counts, err := db.Counts(cfg.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[frontier.InFlight] != 0 || counts[frontier.Done]+counts[frontier.Queued] != hosts*pages || rep.Totals.Done == 0 {
+		t.Errorf("after the budget: %v; want none in flight, every page done or queued, some done", counts)
+	}
+	cfg.MaxRequests = 0
+	if _, err := crawl.Run(context.Background(), db, cfg); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if counts, _ := db.Counts(cfg.Job); counts[frontier.Done] != hosts*pages {
+		t.Errorf("after the second run: %v; want all %d done", counts, hosts*pages)
+	}
+	for _, s := range sites {
+		for p := range pages {
+			if n := s.count(fmt.Sprintf("/doc/%d", p)); n != 1 {
+				t.Errorf("%s/doc/%d fetched %d times over both runs, want once", s.URL, p, n)
+			}
+		}
+	}
+}

@@ -68,6 +68,7 @@ type paceGroup struct {
 // touches it.
 type hostRun struct {
 	key    string
+	at     int        // its place in the hosts' ring
 	grp    *paceGroup // the pace it shares
 	stats  *report.HostStats
 	queued int       // queued entries as last known

@@ -17,6 +17,24 @@ import (
 // frontier at once: on PostgreSQL, a run of the host's pages under one lease.
 const takeBatch = 32
 
+// takeAhead is how many hosts one Take serves at most, crawling alone: the
+// host whose turn it is and the next ones of the ring that want entries
+// (new to the run, or their buffer spent), for one commit.
+const takeAhead = 16
+
+// ahead returns h's key and, crawling alone, those of the next hosts of
+// the ring (among the next 2*takeAhead) with due entries and none buffered.
+func (s *hostSet) ahead(h *hostRun, now time.Time) []string {
+	keys := []string{h.key}
+	for i := 1; s.shared == nil && i < len(s.ring) && i <= 2*takeAhead && len(keys) < takeAhead; i++ {
+		o := s.byKey[s.ring[(h.at+i)%len(s.ring)]]
+		if len(o.buf) == 0 && o.queued > 0 && !o.held() && !now.Before(o.nextAt) {
+			keys = append(keys, o.key)
+		}
+	}
+	return keys
+}
+
 // refreshEvery is how often at most the loop reads the hosts' queues again
 // while requests are in flight (see runLoop.step).
 const refreshEvery = 100 * time.Millisecond
@@ -71,7 +89,7 @@ func (s *hostSet) get(key string, now time.Time) *hostRun {
 		s.pacer.SetNameFloor(h.pace(), key, d, pace.FloorHost)
 	}
 	h.stats.DelayStartS = report.Seconds(s.pacer.Delay(h.pace(), now))
-	s.byKey[key] = h
+	s.byKey[key], h.at = h, len(s.ring)
 	s.ring = append(s.ring, key)
 	return h
 }
@@ -113,10 +131,18 @@ func (s *hostSet) fill(h *hostRun, now time.Time) (bool, error) {
 	if h.queued <= 0 {
 		return false, nil
 	}
-	es, err := s.frontier.Take(s.job, h.key, now, takeBatch)
+	keys := s.ahead(h, now)
+	taken, err := s.frontier.TakeHosts(s.job, keys, now, takeBatch)
 	if err != nil {
 		return false, err
 	}
+	for _, k := range keys[1:] { // served ahead of their turn
+		if es := taken[k]; len(es) > 0 {
+			o := s.byKey[k]
+			o.queued, o.buf = o.queued-len(es), es
+		}
+	}
+	es := taken[h.key]
 	if len(es) == 0 {
 		// Nothing eligible yet: ask the frontier when.
 		s.stale = true

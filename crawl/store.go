@@ -53,6 +53,8 @@ type Frontier interface {
 	QueuedHosts(job string) ([]frontier.HostQueue, error)
 	// Take leases up to n entries of host that are due at now, marking them in flight.
 	Take(job, host string, now time.Time, n int) ([]frontier.Entry, error)
+	// TakeHosts takes as Take does for each of hosts, in one transaction where it can; a host with none is left out.
+	TakeHosts(job string, hosts []string, now time.Time, n int) (map[string][]frontier.Entry, error)
 	// BoundWait brings host's waiting entries due after latest forward to latest, returning how many moved.
 	BoundWait(job, host string, latest time.Time) (int, error)
 	// Record writes one batch in one transaction: new entries, changed (settled) entries, fetches.

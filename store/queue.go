@@ -96,7 +96,15 @@ const takeSQL = `SELECT ` + entryColumns + ` FROM frontier
 // Take marks up to n queued entries of host that are eligible at now as in
 // flight and returns them, highest priority first, then oldest first.
 func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entry, error) {
-	if n <= 0 {
+	taken, err := f.TakeHosts(job, []string{host}, now, n)
+	return taken[host], err
+}
+
+// TakeHosts takes up to n entries of each of hosts as Take does, all in
+// one transaction: a crawl meeting many hosts at once commits once for
+// them. A host with none due is left out of the map.
+func (f *Frontier) TakeHosts(job string, hosts []string, now time.Time, n int) (map[string][]frontier.Entry, error) {
+	if n <= 0 || len(hosts) == 0 {
 		return nil, nil
 	}
 	tx, err := f.beginWrite("take")
@@ -104,11 +112,17 @@ func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entr
 		return nil, err
 	}
 	defer tx.Rollback()
-	es, err := f.take(tx, job, host, now, n)
-	if err != nil {
-		return nil, err
+	taken := make(map[string][]frontier.Entry, len(hosts))
+	for _, host := range hosts {
+		es, err := f.take(tx, job, host, now, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) > 0 {
+			taken[host] = es
+		}
 	}
-	return es, commit("take", tx)
+	return taken, commit("take", tx)
 }
 
 // take selects, then updates by id, inside the caller's IMMEDIATE

@@ -84,6 +84,22 @@ func (f *Frontier) Take(job, host string, now time.Time, n int) ([]frontier.Entr
 	return f.lease("take from "+host, job, host, f.worker.Load(), toNanos(now), n, f.leaseTTL())
 }
 
+// TakeHosts takes up to n entries of each of hosts, a lease each, as
+// Take does. A host with none due is left out of the map.
+func (f *Frontier) TakeHosts(job string, hosts []string, now time.Time, n int) (map[string][]frontier.Entry, error) {
+	taken := make(map[string][]frontier.Entry, len(hosts))
+	for _, host := range hosts {
+		es, err := f.Take(job, host, now, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) > 0 {
+			taken[host] = es
+		}
+	}
+	return taken, nil
+}
+
 // prefixed qualifies each of a comma-separated list of columns.
 func prefixed(p, cols string) string {
 	fs := strings.Split(cols, ",")

@@ -104,6 +104,7 @@ func Run(t *testing.T, c Config) {
 		{"EnqueueRefuses", testEnqueueRefuses},
 		{"EnqueueKeepsSitemapFields", testEnqueueKeepsSitemapFields},
 		{"TakeOrder", testTakeOrder},
+		{"TakeHosts", testTakeHosts},
 		{"TakeRespectsNextAt", testTakeRespectsNextAt},
 		{"QueuedHosts", testQueuedHosts},
 		{"UpdateWritesEverything", testUpdateWritesEverything},
