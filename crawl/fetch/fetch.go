@@ -23,6 +23,14 @@ import (
 // maxHeaderBytes bounds a response's headers.
 const maxHeaderBytes = 64 << 10
 
+// maxIdleConns is how many idle connections the client keeps, each for up
+// to 30 s: a host asked again within that time is asked on its open
+// connection, with no new TCP or TLS handshake for its server. A crawl of
+// 1,000 hosts at once kept only 256 of them and dialled most hosts twice
+// (robots.txt, then the first page): with 1,024 it ran 1.2-1.4x the pages
+// a second, for about 20 KB of memory each idle connection (plain HTTP).
+const maxIdleConns = 1024
+
 // ErrTooLarge is a body over --max-body (after decoding).
 var ErrTooLarge = errors.New("body over the size limit")
 
@@ -127,7 +135,7 @@ func New(cfg Options, now func() time.Time) (*Client, error) {
 		ResponseHeaderTimeout:  cfg.HeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
 		DisableCompression:     true,
-		MaxIdleConns:           256,
+		MaxIdleConns:           maxIdleConns,
 		MaxIdleConnsPerHost:    2,
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
