@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Geometry of a timeline, in SVG user units.
@@ -50,7 +51,23 @@ func timelineSVG(h *HostStats, dur float64) template.HTML {
 type scale struct {
 	tTicks, dTicks, lTicks []float64
 	tTop, dTop, lTop       float64
+	tUnit                  float64 // seconds in the time axis' unit
 	tLabel                 func(float64) string
+}
+
+// axesKey is what a timeline's axes depend on: each axis' top and number
+// of ticks (the ticks are the top's even steps), and the time axis' unit.
+type axesKey struct {
+	tTop, dTop, lTop, tUnit float64
+	tn, dn, ln              int
+}
+
+// drawnAxes keeps the axes drawn lately: a page's hosts share their time
+// axis, and many their delay and latency scales, so that most charts'
+// axes are drawn once (they were most of report.html's time).
+var drawnAxes struct {
+	sync.Mutex
+	svg map[axesKey]string
 }
 
 func newScale(h *HostStats, dur float64) *scale {
@@ -60,7 +77,7 @@ func newScale(h *HostStats, dur float64) *scale {
 		dMax, lMax = max(dMax, p.DelayS), max(lMax, p.LatencyMS)
 	}
 	sc := &scale{}
-	sc.tTicks, sc.tTop, sc.tLabel = timeAxis(tMax)
+	sc.tTicks, sc.tTop, sc.tUnit, sc.tLabel = timeAxis(tMax)
 	sc.dTicks, sc.dTop = niceTicks(max(dMax*1.05, 0.001), 4)
 	sc.lTicks, sc.lTop = niceTicks(max(lMax*1.05, 1), 3)
 	return sc
@@ -70,8 +87,29 @@ func (sc *scale) x(t float64) float64  { return plotL + t/sc.tTop*(plotR-plotL) 
 func (sc *scale) yd(d float64) float64 { return delayBot - d/sc.dTop*(delayBot-delayTop) }
 func (sc *scale) yl(l float64) float64 { return latBot - l/sc.lTop*(latBot-latTop) }
 
-// axes draws the frames, grid lines and axes.
+// axes writes the frames, grid lines and axes, drawn once for each
+// axesKey (drawnAxes).
 func (sc *scale) axes(b *strings.Builder) {
+	k := axesKey{sc.tTop, sc.dTop, sc.lTop, sc.tUnit, len(sc.tTicks), len(sc.dTicks), len(sc.lTicks)}
+	drawnAxes.Lock()
+	svg, ok := drawnAxes.svg[k]
+	drawnAxes.Unlock()
+	if !ok {
+		var a strings.Builder
+		sc.drawAxes(&a)
+		svg = a.String()
+		drawnAxes.Lock()
+		if len(drawnAxes.svg) >= 256 || drawnAxes.svg == nil {
+			drawnAxes.svg = map[axesKey]string{}
+		}
+		drawnAxes.svg[k] = svg
+		drawnAxes.Unlock()
+	}
+	b.WriteString(svg)
+}
+
+// drawAxes draws the frames, grid lines and axes.
+func (sc *scale) drawAxes(b *strings.Builder) {
 	x, yd, yl := sc.x, sc.yd, sc.yl
 	dTicks, dTop, lTicks, lTop, tTicks, tLabel := sc.dTicks, sc.dTop, sc.lTicks, sc.lTop, sc.tTicks, sc.tLabel
 	for _, p := range [][2]float64{{delayTop, delayBot}, {latTop, latBot}} {
@@ -262,7 +300,7 @@ func tickLabel(v, top float64) string {
 // timeAxis returns the ticks and top of a time axis reaching at least
 // tMax seconds, in seconds, with a label for each tick in the unit that
 // suits the run: seconds, minutes or hours.
-func timeAxis(tMax float64) ([]float64, float64, func(float64) string) {
+func timeAxis(tMax float64) ([]float64, float64, float64, func(float64) string) {
 	unit, suffix := 1.0, "s"
 	switch {
 	case tMax > 3*3600:
@@ -274,5 +312,5 @@ func timeAxis(tMax float64) ([]float64, float64, func(float64) string) {
 	for i := range ticks {
 		ticks[i] *= unit
 	}
-	return ticks, top * unit, func(v float64) string { return tickLabel(v/unit, top) + " " + suffix }
+	return ticks, top * unit, unit, func(v float64) string { return tickLabel(v/unit, top) + " " + suffix }
 }
