@@ -52,9 +52,12 @@ const (
 // due reports whether the ledger must be written at now; idle: nothing
 // else could join the transaction (nothing in flight, or stopping).
 func (l *ledger) due(now time.Time, idle bool) bool {
-	n := len(l.added) + len(l.changed) + len(l.fetches)
+	n := l.pending()
 	return n+len(l.taken) > 0 && (idle || len(l.taken) > 0 || n >= groupMax || now.Sub(l.flushedAt) >= groupWait)
 }
+
+// pending is how many changes wait for the next flush.
+func (l *ledger) pending() int { return len(l.added) + len(l.changed) + len(l.fetches) }
 
 func newLedger(job, name string) *ledger {
 	return &ledger{job: job, name: name, counts: map[frontier.State]int{}}
@@ -124,7 +127,7 @@ func (l *ledger) writeManifest(e frontier.Entry, resp fetch.Response, delay time
 // it reports whether new entries went in (the hosts' queues changed).
 func (l *ledger) flush(f Frontier, now time.Time) (added bool, err error) {
 	l.flushedAt = now
-	if len(l.added)+len(l.changed)+len(l.fetches) > 0 {
+	if l.pending() > 0 {
 		n, err := f.Record(l.job, l.added, l.changed, l.fetches)
 		if err != nil {
 			return false, err

@@ -148,8 +148,8 @@ func (l *runLoop) step(now time.Time, stopping bool) (time.Time, error) {
 	if err := sc.flushIfDue(sc.clock.Now(), stopping); err != nil {
 		return wake, err
 	}
-	if l := sc.ledger; len(l.added)+len(l.changed)+len(l.fetches) > 0 {
-		wake = earlier(wake, l.flushedAt.Add(groupWait)) // what waits is written on time
+	if sc.ledger.pending() > 0 {
+		wake = earlier(wake, sc.ledger.flushedAt.Add(groupWait)) // what waits is written on time
 	}
 	if sc.hosts.stale {
 		wake = earlier(wake, sc.hosts.refreshedAt.Add(refreshEvery))
