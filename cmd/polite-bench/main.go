@@ -39,8 +39,12 @@
 // minimal net/http crawler over the same URLs as a reference, and colly
 // (github.com/gocolly/colly/v2, built by make bench from the module of
 // its own in the colly folder, so polite's go.mod never lists it) as
-// its users configure it for speed. -baseline runs another polite binary
-// beside it, for a before/after ratio measured in the same run.
+// its users configure it for speed, and a durable reference (this
+// program again, as "polite-bench durable-reference": net/http, every body
+// written through a rename and every fetch committed to SQLite), the
+// least a crawler does to keep what polite keeps. -baseline runs another
+// polite binary beside it, for a before/after ratio measured in the same
+// run.
 //
 // It exits 0 whether or not the targets are met (it reports, it does not
 // judge) and 1 when the pipeline itself fails. It listens and dials on
