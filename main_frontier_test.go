@@ -213,6 +213,30 @@ func (ta *tally) total() int {
 	return ta.seen
 }
 
+// killAfterAThird starts polite with args and kills it (SIGKILL: no
+// chance to save anything) once the tallies have answered a third of
+// total; the test fails if the crawl ended first.
+func killAfterAThird(t *testing.T, tallies []*tally, total int, args ...string) *proc {
+	t.Helper()
+	sum := func() int {
+		n := 0
+		for _, ta := range tallies {
+			n += ta.total()
+		}
+		return n
+	}
+	p := start(t, args...)
+	until(t, "a third of the crawl", func() bool { return sum() >= total/3 })
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+	if sum() >= total {
+		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
+	}
+	return p
+}
+
 func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	const hosts, perHost = 3, 100
 	var (
@@ -236,23 +260,7 @@ func TestCLIKilledCrawlResumesExactlyOnce(t *testing.T) {
 	dir := t.TempDir()
 	dbPath, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
 	args := append([]string{"crawl", "--db", dbPath, "--out", out, "--job", "nightly", seedFile}, fast...)
-	sum := func() int {
-		n := 0
-		for _, ta := range tallies {
-			n += ta.total()
-		}
-		return n
-	}
-
-	p := start(t, args...)
-	until(t, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
-	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL: no chance to save anything
-		t.Fatal(err)
-	}
-	p.wait()
-	if sum() >= hosts*perHost {
-		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
-	}
+	p := killAfterAThird(t, tallies, hosts*perHost, args...)
 
 	db, err := store.Open(dbPath)
 	if err != nil {
@@ -572,22 +580,7 @@ func TestCLIKilledCrawlOfManyHostsRepeatsAtMostOnePerHost(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"crawl", "--db", filepath.Join(dir, "polite.db"), "--out", filepath.Join(dir, "out"), "--job", "many",
 		"--floor", "0", "--start", "0", "--progress", "never", seedFile}
-	sum := func() int {
-		n := 0
-		for _, ta := range tallies {
-			n += ta.total()
-		}
-		return n
-	}
-	p := start(t, args...)
-	until(t, "a third of the crawl", func() bool { return sum() >= hosts*perHost/3 })
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.wait()
-	if sum() >= hosts*perHost {
-		t.Fatalf("the crawl finished before it was killed; the test shows nothing")
-	}
+	killAfterAThird(t, tallies, hosts*perHost, args...)
 	if r := run(t, "", args...); r.code != 0 {
 		t.Fatalf("resumed crawl exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -31,39 +31,49 @@ const durableCommand = "durable-reference"
 // durableReference runs the durable reference crawler over urls as a
 // child process: this program again, under durableCommand.
 func (b *bench) durableReference(ctx context.Context, dir string, urls []string, origins []*origin) (crawlerFigures, error) {
-	var f crawlerFigures
 	self, err := os.Executable()
 	if err != nil {
-		return f, err
+		return crawlerFigures{}, err
 	}
 	d := filepath.Join(dir, "durable")
 	if err := os.Mkdir(d, 0o700); err != nil {
-		return f, err
+		return crawlerFigures{}, err
 	}
 	defer os.RemoveAll(d)
 	seeds := filepath.Join(d, "seeds.txt")
 	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
-		return f, err
+		return crawlerFigures{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, durableCommand, "-concurrency", strconv.Itoa(b.opts.concurrency),
-		"-db", filepath.Join(d, "fetches.db"), "-out", filepath.Join(d, "out"), seeds)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	f.rssKiB, f.cpu, err = runChild(cmd)
-	f.wall = time.Since(start)
+	f, out, err := child(exec.CommandContext(ctx, self, durableCommand, "-concurrency", strconv.Itoa(b.opts.concurrency),
+		"-db", filepath.Join(d, "fetches.db"), "-out", filepath.Join(d, "out"), seeds), "durable reference")
 	if err != nil {
-		return f, fmt.Errorf("durable reference: %w\n%s", err, errOut.Bytes())
+		return f, err
 	}
 	if err := served(origins, &f); err != nil {
 		return f, err
 	}
-	if _, err := fmt.Sscanf(out.String(), "recorded %d on_disk %d", &f.recorded, &f.onDisk); err != nil {
-		return f, fmt.Errorf("durable reference: output %q: %w", out.String(), err)
+	if _, err := fmt.Sscanf(out, "recorded %d on_disk %d", &f.recorded, &f.onDisk); err != nil {
+		return f, fmt.Errorf("durable reference: output %q: %w", out, err)
 	}
 	return f, nil
+}
+
+// child runs cmd as runChild does, and returns its figures and its
+// stdout; an error carries its stderr.
+func child(cmd *exec.Cmd, name string) (crawlerFigures, string, error) {
+	var f crawlerFigures
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	var err error
+	f.rssKiB, f.cpu, err = runChild(cmd)
+	f.wall = time.Since(start)
+	if err != nil {
+		return f, "", fmt.Errorf("%s: %w\n%s", name, err, errOut.Bytes())
+	}
+	return f, out.String(), nil
 }
 
 // durableMain is the durable reference crawler: the least a crawler must

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -86,18 +85,13 @@ func (b *bench) colly(ctx context.Context, dir string, urls []string, origins []
 	}
 	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, o.colly, "-concurrency", strconv.Itoa(o.concurrency), "-user-agent", userAgent, seeds)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	f.rssKiB, f.cpu, err = runChild(cmd)
-	f.wall = time.Since(start)
+	f, out, err := child(exec.CommandContext(ctx, o.colly, "-concurrency", strconv.Itoa(o.concurrency), "-user-agent", userAgent, seeds), "colly")
 	if err != nil {
-		return f, true, fmt.Errorf("colly: %w\n%s", err, errOut.Bytes())
+		return f, true, err
 	}
 	var pages, failed, wallNS int64
-	if _, err := fmt.Sscanf(out.String(), "pages %d failed %d wall_ns %d", &pages, &failed, &wallNS); err != nil {
-		return f, true, fmt.Errorf("colly: output %q: %w", out.String(), err)
+	if _, err := fmt.Sscanf(out, "pages %d failed %d wall_ns %d", &pages, &failed, &wallNS); err != nil {
+		return f, true, fmt.Errorf("colly: output %q: %w", out, err)
 	}
 	if failed != 0 || pages != int64(len(urls)) {
 		return f, true, fmt.Errorf("colly: %d pages, %d failed, of %d URLs", pages, failed, len(urls))
