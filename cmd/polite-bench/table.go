@@ -161,6 +161,7 @@ func (b *table) targets(o options) []string {
 				benchRequisites, verdict(w.rssMB() < 100 && all), w.completeRate(), w.completeRate()/p.rate(), w.rssMB(),
 				w.recorded, fetches, w.onDisk, fetches, w.inWarc, t.urls(), w.complete, t.urls()))
 		}
+		out = append(out, t.besideTargets()...)
 	}
 	if t := b.throughput; t != nil && t.shared != nil {
 		s := t.shared

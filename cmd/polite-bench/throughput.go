@@ -80,8 +80,10 @@ type throughputResult struct {
 
 func (t *throughputResult) urls() int { return t.hosts * t.pages }
 
-// runThroughput serves the unthrottled origins, runs the polite binary
-// over them, then the reference crawler, and checks what polite kept.
+// runThroughput serves the unthrottled origins and runs over them the
+// crawlers measured beside polite, the polite binary (with and without
+// --warc, and the -baseline), then the crawlers beside it again, and
+// checks what polite kept.
 func (b *bench) runThroughput(ctx context.Context) error {
 	o := b.opts
 	if _, err := os.Stat(o.polite); err != nil {
@@ -102,18 +104,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	defer os.RemoveAll(dir)
 	t := &throughputResult{hosts: o.hosts, pages: o.pages, concurrency: o.concurrency}
 
-	b.progress("throughput: reference crawler, %d URLs", len(urls))
-	ref1, err := reference(ctx, urls, o.concurrency, origins)
-	if err != nil {
-		return err
-	}
-	b.progress("throughput: colly, %d URLs", len(urls))
-	colly1, haveColly, err := b.colly(ctx, dir, urls, origins)
-	if err != nil {
-		return err
-	}
-	b.progress("throughput: durable reference crawler, %d URLs", len(urls))
-	durable1, err := b.durableReference(ctx, dir, urls, origins)
+	before, err := b.beside(ctx, dir, urls, origins, "")
 	if err != nil {
 		return err
 	}
@@ -132,30 +123,11 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err := b.sharedThroughput(ctx, t, dir, urls, origins); err != nil {
 		return err
 	}
-	if haveColly {
-		b.progress("throughput: colly again")
-		colly2, _, err := b.colly(ctx, dir, urls, origins)
-		if err != nil {
-			return err
-		}
-		c := mean(colly1, colly2)
-		t.colly = &c
-	}
-	b.progress("throughput: durable reference crawler again")
-	durable2, err := b.durableReference(ctx, dir, urls, origins)
+	after, err := b.beside(ctx, dir, urls, origins, " again")
 	if err != nil {
 		return err
 	}
-	t.durable = mean(durable1, durable2)
-	t.durable.recorded, t.durable.onDisk = min(durable1.recorded, durable2.recorded), min(durable1.onDisk, durable2.onDisk)
-	b.progress("throughput: reference crawler again")
-	ref2, err := reference(ctx, urls, o.concurrency, origins)
-	if err != nil {
-		return err
-	}
-	t.reference = crawlerFigures{pages: (ref1.pages + ref2.pages) / 2, wall: (ref1.wall + ref2.wall) / 2, p90: (ref1.p90 + ref2.p90) / 2}
-	t.note = fmt.Sprintf("reference: mean of one run before polite's (%.0f pages/s) and one after (%.0f pages/s), in this process",
-		ref1.rate(), ref2.rate())
+	t.setBeside(before, after)
 	if o.cpuprofile != "" {
 		b.progress("throughput: in-process crawl with a CPU profile to %s", o.cpuprofile)
 		f, err := inProcess(ctx, o, filepath.Join(dir, "inproc"), urls, origins)

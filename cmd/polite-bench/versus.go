@@ -99,6 +99,72 @@ func (b *bench) colly(ctx context.Context, dir string, urls []string, origins []
 	return f, true, served(origins, &f)
 }
 
+// besideRun is one run of the crawlers measured beside polite: the
+// reference, colly (nil without its binary) and the durable reference.
+type besideRun struct {
+	reference, durable crawlerFigures
+	colly              *crawlerFigures
+}
+
+// beside runs the crawlers measured beside polite once; they run once
+// before polite and once after it (again: " again").
+func (b *bench) beside(ctx context.Context, dir string, urls []string, origins []*origin, again string) (besideRun, error) {
+	var r besideRun
+	var err error
+	b.progress("throughput: reference crawler%s, %d URLs", again, len(urls))
+	if r.reference, err = reference(ctx, urls, b.opts.concurrency, origins); err != nil {
+		return r, err
+	}
+	b.progress("throughput: colly%s, %d URLs", again, len(urls))
+	c, ok, err := b.colly(ctx, dir, urls, origins)
+	if err != nil {
+		return r, err
+	}
+	if ok {
+		r.colly = &c
+	}
+	b.progress("throughput: durable reference crawler%s, %d URLs", again, len(urls))
+	r.durable, err = b.durableReference(ctx, dir, urls, origins)
+	return r, err
+}
+
+// setBeside gives t the means of the runs before and after polite's.
+func (t *throughputResult) setBeside(before, after besideRun) {
+	r1, r2 := before.reference, after.reference
+	t.reference = crawlerFigures{pages: (r1.pages + r2.pages) / 2, wall: (r1.wall + r2.wall) / 2, p90: (r1.p90 + r2.p90) / 2}
+	t.note = fmt.Sprintf("reference: mean of one run before polite's (%.0f pages/s) and one after (%.0f pages/s), in this process",
+		r1.rate(), r2.rate())
+	if before.colly != nil && after.colly != nil {
+		c := mean(*before.colly, *after.colly)
+		t.colly = &c
+	}
+	d1, d2 := before.durable, after.durable
+	t.durable = mean(d1, d2)
+	t.durable.recorded, t.durable.onDisk = min(d1.recorded, d2.recorded), min(d1.onDisk, d2.onDisk)
+}
+
+// besideTargets are issue 36's targets against colly and for --warc,
+// and the one docs/benchmarks.md proposes instead of colly's: polite at
+// least 0.9 of the durable reference, which keeps what polite keeps.
+// --warc is counted in requests, robots.txt included: a complete page is
+// 1+benchRequisites of them.
+func (t *throughputResult) besideTargets() []string {
+	var out []string
+	p := t.polite
+	if t.colly != nil && t.durable.wall > 0 {
+		r, d := p.rate()/t.colly.rate(), p.rate()/t.durable.rate()
+		out = append(out, fmt.Sprintf("throughput beside colly: polite >= 1.0 of colly's pages/s: %s (%.2f); >= 0.9 of the durable reference's, proposed instead: %s (%.2f; the durable reference is %.2f of colly)",
+			verdict(r >= 1), r, verdict(d >= 0.9), d, t.durable.rate()/t.colly.rate()))
+	}
+	if w := t.withWarc; w != nil && w.wall > 0 && p.wall > 0 {
+		plain := float64(t.urls()+t.hosts) / p.wall.Seconds()
+		warc := float64(t.urls()*(1+benchRequisites)+t.hosts) / w.wall.Seconds()
+		out = append(out, fmt.Sprintf("throughput --warc: >= 0.8 of the plain crawl's requests a second: %s (%.2f: %.0f against %.0f)",
+			verdict(warc >= 0.8*plain), warc/plain, warc, plain))
+	}
+	return out
+}
+
 // mean is the mean of two runs of one crawler.
 func mean(a, b crawlerFigures) crawlerFigures {
 	return crawlerFigures{pages: (a.pages + b.pages) / 2, wall: (a.wall + b.wall) / 2, p90: (a.p90 + b.p90) / 2,
