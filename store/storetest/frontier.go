@@ -81,44 +81,6 @@ func testEnqueueRefuses(t *testing.T, v *env) {
 	}
 }
 
-// TakeHosts takes as Take does for each host, in the order Take gives;
-// a host with nothing due is left out, and what it took is in flight.
-func testTakeHosts(t *testing.T, v *env) {
-	db := v.db
-	later := entry("c.example", "/later", 9)
-	later.NextAt = T0.Add(time.Hour)
-	mustEnqueue(t, db, "j",
-		entry("a.example", "/low", 0), entry("a.example", "/high", 5), entry("a.example", "/mid", 1),
-		entry("b.example", "/only", 0), later)
-	mustEnqueue(t, db, "other", entry("a.example", "/other-job", 9))
-	taken, err := db.TakeHosts("j", []string{"a.example", "b.example", "c.example", "d.example"}, T0, 2)
-	if err != nil {
-		t.Fatalf("TakeHosts: %v", err)
-	}
-	want := map[string][]string{
-		"a.example": {"https://a.example/high", "https://a.example/mid"},
-		"b.example": {"https://b.example/only"},
-	}
-	got := map[string][]string{}
-	for host, es := range taken {
-		got[host] = urls(es)
-		for _, e := range es {
-			if stored, err := db.Get("j", e.URL); err != nil || e.State != frontier.InFlight || stored.State != frontier.InFlight {
-				t.Errorf("taken %s: state %s, stored %s (%v); want %s", e.URL, e.State, stored.State, err, frontier.InFlight)
-			}
-		}
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("TakeHosts = %v, want %v", got, want)
-	}
-	if again, err := db.TakeHosts("j", []string{"a.example", "b.example"}, T0, 10); err != nil || !reflect.DeepEqual(urls(again["a.example"]), []string{"https://a.example/low"}) || len(again["b.example"]) != 0 {
-		t.Errorf("TakeHosts again = %v, %v; want a.example's last entry only", again, err)
-	}
-	if none, err := db.TakeHosts("j", nil, T0, 10); err != nil || len(none) != 0 {
-		t.Errorf("TakeHosts of no host = %v, %v; want none", none, err)
-	}
-}
-
 func testTakeOrder(t *testing.T, v *env) {
 	db := v.db
 	mustEnqueue(t, db, "j",
