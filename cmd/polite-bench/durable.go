@@ -85,8 +85,9 @@ func child(cmd *exec.Cmd, name string) (crawlerFigures, string, error) {
 // a rename; then one writer commits the fetch (the frontier row marked
 // done, a fetch row inserted) with every other fetch that finished
 // meanwhile, in one transaction. A fetch is recorded only once its body is
-// on disk, so a crawl killed at any moment loses only the requests in
-// flight. It prints how many fetches it recorded and bodies it wrote.
+// on disk, so a crawl killed at any moment loses only the fetches in
+// flight or waiting for the writer. It prints how many fetches it
+// recorded and bodies it wrote.
 func durableMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(durableCommand, flag.ContinueOnError)
 	fs.SetOutput(stderr)
