@@ -305,7 +305,8 @@ func TestScalePagesFlag(t *testing.T) {
 }
 
 // The scale target holds only when memory stays under 80 MB in every run
-// and the largest run keeps 90% of the smallest's rate, every page kept.
+// and the largest run keeps 90% of the smallest's rate (the mean of the
+// smallest's runs, when it ran again), every page kept.
 func TestScaleTarget(t *testing.T) {
 	run := func(pages int, rate float64, rssMB int64) scaleRun {
 		n := 2 * pages
@@ -319,6 +320,10 @@ func TestScaleTarget(t *testing.T) {
 		{[]scaleRun{run(10, 1000, 50), run(100, 950, 60)}, ": met"},
 		{[]scaleRun{run(10, 1000, 50), run(100, 850, 60)}, "NOT met"},
 		{[]scaleRun{run(10, 1000, 50), run(100, 1000, 90)}, "NOT met"},
+		// The smallest run again: the largest against the mean of the
+		// two (1,000 and 800: 900), not against the first alone.
+		{[]scaleRun{run(10, 1000, 50), run(100, 850, 60), run(10, 800, 50)}, ": met (60.0 MB, 0.94)"},
+		{[]scaleRun{run(10, 1000, 50), run(100, 800, 60), run(10, 1000, 50)}, "NOT met (60.0 MB, 0.80)"},
 	} {
 		if got := scaleTarget(c.rs); !strings.Contains(got, c.want) {
 			t.Errorf("scaleTarget = %q, want %q in it", got, c.want)
