@@ -208,10 +208,7 @@ func (l *runLoop) wait(now, wake time.Time, stopping bool) {
 	sc, deadline := l.sc, l.deadline
 	var timerC <-chan time.Time
 	if !stopping {
-		until := wake
-		if !deadline.IsZero() && (until.IsZero() || deadline.Before(until)) {
-			until = deadline // a hard stop even while every worker is busy
-		}
+		until := earlier(wake, deadline) // a hard stop even while every worker is busy
 		if !until.IsZero() {
 			// From the clock as it is now, not as it was when this pass
 			// began: committing and dispatching took time since, and a

@@ -40,37 +40,36 @@ const (
 		tdm_status, tdm_body, tdm_fetched_at, tdm_expires_at FROM robots WHERE host = ?`
 )
 
-// prepareReads parses the hot reads on the readers.
-func (c *conn) prepareReads() error {
-	c.reads = map[string]*sql.Stmt{}
-	for _, q := range []string{exclusionsVersionSQL, loadStateSQL, loadRobotsSQL} {
-		s, err := c.r.Prepare(q)
-		if err != nil {
-			return fmt.Errorf("prepare statements: %w", explain(err))
-		}
-		c.reads[q] = s
-	}
-	return nil
-}
-
 // hotStatements lists what prepare parses at Open.
 func hotStatements() []string {
 	return []string{takeSQL, takeMarkSQL, updateByIDSQL, updateByURLSQL, addFetchSQL, putRobotsSQL, enqueueSQL(enqueueRows),
 		enqueueNewSQL(enqueueRows), enqueueAlikeSQL(enqueueRows)}
 }
 
-// prepare parses the hot statements on the writer connection. It runs at
-// Open, while no transaction holds the writer's only connection.
-func (c *conn) prepare() error {
-	c.stmts = map[string]*sql.Stmt{}
-	for _, q := range hotStatements() {
-		s, err := c.w.Prepare(q)
+// prepare parses the hot statements on the writer connection (it runs at
+// Open, while no transaction holds the writer's only connection).
+func (c *conn) prepare() (err error) {
+	c.stmts, err = prepareAll(c.w, hotStatements())
+	return err
+}
+
+// prepareReads parses the hot reads on the readers.
+func (c *conn) prepareReads() (err error) {
+	c.reads, err = prepareAll(c.r, []string{exclusionsVersionSQL, loadStateSQL, loadRobotsSQL})
+	return err
+}
+
+// prepareAll parses qs on db, each by its text.
+func prepareAll(db *sql.DB, qs []string) (map[string]*sql.Stmt, error) {
+	stmts := make(map[string]*sql.Stmt, len(qs))
+	for _, q := range qs {
+		s, err := db.Prepare(q)
 		if err != nil {
-			return fmt.Errorf("prepare statements: %w", explain(err))
+			return nil, fmt.Errorf("prepare statements: %w", explain(err))
 		}
-		c.stmts[q] = s
+		stmts[q] = s
 	}
-	return nil
+	return stmts, nil
 }
 
 // stmt returns q bound to tx: the statement parsed at Open when q is a hot

@@ -40,8 +40,8 @@ func (b *bench) durableReference(ctx context.Context, dir string, urls []string,
 		return crawlerFigures{}, err
 	}
 	defer os.RemoveAll(d)
-	seeds := filepath.Join(d, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
+	seeds, err := writeSeeds(d, "seeds.txt", urls)
+	if err != nil {
 		return crawlerFigures{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
@@ -135,7 +135,7 @@ func durableCrawl(seedPath, dbPath, out string, concurrency int) (recorded, onDi
 	tr := &http.Transport{MaxIdleConns: 4 * concurrency, MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	var hostMu sync.Map // host -> *sync.Mutex: one request at a time per host; folder -> nil once made
+	var hosts sync.Map // host -> *durableHost
 	next := make(chan string)
 	errs := make(chan error, concurrency)
 	var wg sync.WaitGroup
@@ -144,7 +144,7 @@ func durableCrawl(seedPath, dbPath, out string, concurrency int) (recorded, onDi
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				f, err := durableGet(client, &hostMu, out, u)
+				f, err := durableGet(client, &hosts, out, u)
 				if err != nil {
 					select {
 					case errs <- err:
@@ -256,18 +256,25 @@ func durableCommit(db *sql.DB, batch []durableFetch) error {
 	return tx.Commit()
 }
 
+// durableHost is a host of the durable reference: its lock (one request
+// at a time) and whether its folder is made.
+type durableHost struct {
+	sync.Mutex
+	made bool
+}
+
 // durableGet fetches u, alone on its host, and writes a 2xx body under
 // out/HOST/ through a temporary name and a rename.
-func durableGet(client *http.Client, hostMu *sync.Map, out, raw string) (durableFetch, error) {
+func durableGet(client *http.Client, hosts *sync.Map, out, raw string) (durableFetch, error) {
 	f := durableFetch{url: raw}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return f, err
 	}
-	m, _ := hostMu.LoadOrStore(u.Host, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	defer mu.Unlock()
+	v, _ := hosts.LoadOrStore(u.Host, &durableHost{})
+	h := v.(*durableHost)
+	h.Lock()
+	defer h.Unlock()
 	req, err := http.NewRequest(http.MethodGet, raw, nil)
 	if err != nil {
 		return f, err
@@ -289,11 +296,11 @@ func durableGet(client *http.Client, hostMu *sync.Map, out, raw string) (durable
 	sum := sha256.Sum256(body)
 	f.sum = hex.EncodeToString(sum[:])
 	dir := filepath.Join(out, strings.ReplaceAll(u.Host, ":", "_"))
-	if _, made := hostMu.Load(dir); !made { // a host's folder is made once
+	if !h.made {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return f, err
 		}
-		hostMu.Store(dir, nil)
+		h.made = true
 	}
 	name := filepath.Join(dir, strings.ReplaceAll(strings.Trim(u.Path, "/"), "/", "_")+".html")
 	if err := os.WriteFile(name+".part", body, 0o644); err != nil {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -45,8 +44,8 @@ func runWorkers(ctx context.Context, o options, dir, base string, urls []string,
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return f, 0, err
 	}
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
+	seeds, err := writeSeeds(dir, "seeds.txt", urls)
+	if err != nil {
 		return f, 0, err
 	}
 	db, drop, err := benchSchema(ctx, base)

@@ -199,11 +199,17 @@ func (b *bench) warcThroughput(ctx context.Context, dir string, urls []string, o
 	return &f, nil
 }
 
+// writeSeeds writes urls, one a line, to dir/name, and returns its path.
+func writeSeeds(dir, name string, urls []string) (string, error) {
+	path := filepath.Join(dir, name)
+	return path, os.WriteFile(path, []byte(strings.Join(urls, "\n")+"\n"), 0o600)
+}
+
 // runBinary runs polite crawl as a child process with floors at zero.
 func runBinary(ctx context.Context, o options, dir string, urls []string, origins []*origin, extra ...string) (crawlerFigures, error) {
 	var f crawlerFigures
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
+	seeds, err := writeSeeds(dir, "seeds.txt", urls)
+	if err != nil {
 		return f, err
 	}
 	db, out := filepath.Join(dir, "polite.db"), filepath.Join(dir, "out")
@@ -217,7 +223,6 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	start, self := time.Now(), selfCPU()
-	var err error
 	f.rssKiB, f.cpu, err = runChild(cmd)
 	f.wall, f.origins = time.Since(start), selfCPU()-self
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -79,8 +78,8 @@ func (b *bench) colly(ctx context.Context, dir string, urls []string, origins []
 	if _, err := os.Stat(o.colly); err != nil {
 		return f, false, nil
 	}
-	seeds := filepath.Join(dir, "colly-seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(urls, "\n")+"\n"), 0o600); err != nil {
+	seeds, err := writeSeeds(dir, "colly-seeds.txt", urls)
+	if err != nil {
 		return f, true, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, throughputTimeout)
