@@ -66,10 +66,10 @@ func child(cmd *exec.Cmd, name string) (crawlerFigures, string, error) {
 	var f crawlerFigures
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
+	f.start = time.Now()
 	var err error
 	f.rssKiB, f.cpu, err = runChild(cmd)
-	f.wall = time.Since(start)
+	f.wall = time.Since(f.start)
 	if err != nil {
 		return f, "", fmt.Errorf("%s: %w\n%s", name, err, errOut.Bytes())
 	}

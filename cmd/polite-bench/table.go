@@ -191,7 +191,7 @@ func (t *throughputResult) print(w io.Writer) {
 	fmt.Fprintf(w, "throughput: %d unthrottled hosts x %d pages (%d URLs, robots.txt on each), floors 0, --concurrency %d\n",
 		t.hosts, t.pages, t.urls(), t.concurrency)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s\tCPU s")
+	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s\tCPU s\tto 1st request s\tafter last page s")
 	line := func(name string, f crawlerFigures, rss, kept bool) {
 		r, rec, disk, cpu := "-", "-", "-", "-"
 		if rss {
@@ -200,7 +200,11 @@ func (t *throughputResult) print(w io.Writer) {
 		if kept {
 			rec, disk = fmt.Sprintf("%d/%d", f.recorded, t.urls()), fmt.Sprintf("%d/%d", f.onDisk, t.urls())
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\n", name, f.rate(), f.sustained(), r, rec, disk, f.wall.Seconds(), cpu)
+		ends := "-\t-"
+		if f.startup > 0 {
+			ends = fmt.Sprintf("%.3f\t%.3f", f.startup.Seconds(), f.tail.Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\n", name, f.rate(), f.sustained(), r, rec, disk, f.wall.Seconds(), cpu, ends)
 	}
 	line("polite (binary)", t.polite, true, true)
 	if t.withWarc != nil {

@@ -31,16 +31,20 @@ const throughputTimeout = 2 * time.Minute
 
 // crawlerFigures is what one crawler of the throughput scenario achieved.
 type crawlerFigures struct {
-	pages    int // 2xx page answers the origins sent
-	wall     time.Duration
-	p90      time.Duration // from the first request to the arrival of 90% of the pages
-	rssKiB   int64         // peak resident set of the child process
-	cpu      time.Duration // user and system CPU time of the child process
-	origins  time.Duration // CPU time of the bench (the origins serving) during the crawl
-	server   time.Duration // CPU time of the PostgreSQL server during a shared crawl, -1 unknown
-	recorded int           // 2xx fetches of the run in SQLite
-	onDisk   int           // manifest bodies found on disk with their size
-	inWarc   int           // 200 page captures in the WARC files' indexes (--warc)
+	pages int // 2xx page answers the origins sent
+	wall  time.Duration
+	p90   time.Duration // from the first request to the arrival of 90% of the pages
+	start time.Time     // when the crawler was started
+	// startup is from the start to the first request the origins saw,
+	// and tail from the last page they served to the crawler's exit.
+	startup, tail time.Duration
+	rssKiB        int64         // peak resident set of the child process
+	cpu           time.Duration // user and system CPU time of the child process
+	origins       time.Duration // CPU time of the bench (the origins serving) during the crawl
+	server        time.Duration // CPU time of the PostgreSQL server during a shared crawl, -1 unknown
+	recorded      int           // 2xx fetches of the run in SQLite
+	onDisk        int           // manifest bodies found on disk with their size
+	inWarc        int           // 200 page captures in the WARC files' indexes (--warc)
 	// complete is the pages whose requisites (benchRequisites each) were
 	// all answered 2xx too: with --warc, which fetches them.
 	complete int
@@ -178,6 +182,9 @@ func served(origins []*origin, f *crawlerFigures) error {
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Before(pages[j]) })
 	f.p90 = pages[(len(pages)*90+99)/100-1].Sub(first)
+	if !f.start.IsZero() {
+		f.startup, f.tail = first.Sub(f.start), f.start.Add(f.wall).Sub(pages[len(pages)-1])
+	}
 	return nil
 }
 
@@ -222,9 +229,10 @@ func runBinary(ctx context.Context, o options, dir string, urls []string, origin
 	cmd := exec.CommandContext(ctx, o.polite, append(args, seeds)...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
-	start, self := time.Now(), selfCPU()
+	self := selfCPU()
+	f.start = time.Now()
 	f.rssKiB, f.cpu, err = runChild(cmd)
-	f.wall, f.origins = time.Since(start), selfCPU()-self
+	f.wall, f.origins = time.Since(f.start), selfCPU()-self
 	if err != nil {
 		return f, fmt.Errorf("polite crawl: %w\n%s", err, output.Bytes())
 	}

@@ -167,7 +167,8 @@ func (t *throughputResult) besideTargets() []string {
 // mean is the mean of two runs of one crawler.
 func mean(a, b crawlerFigures) crawlerFigures {
 	return crawlerFigures{pages: (a.pages + b.pages) / 2, wall: (a.wall + b.wall) / 2, p90: (a.p90 + b.p90) / 2,
-		rssKiB: max(a.rssKiB, b.rssKiB), cpu: (a.cpu + b.cpu) / 2}
+		rssKiB: max(a.rssKiB, b.rssKiB), cpu: (a.cpu + b.cpu) / 2,
+		startup: (a.startup + b.startup) / 2, tail: (a.tail + b.tail) / 2}
 }
 
 // printRatios writes polite's ratios to colly and to the baseline.
