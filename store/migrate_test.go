@@ -214,3 +214,37 @@ func TestOpenMigratesAVersion4Database(t *testing.T) {
 		t.Errorf("user_version = %d, %v; want %d", v, err, len(migrations))
 	}
 }
+
+// A migration that fails leaves the database as it was: the versions
+// before it are not half applied. Here migration 9 meets a pace_groups
+// table of the database's own, so a version 4 database stays version 4,
+// without the tables of migrations 5 to 8, and says which step failed.
+func TestOpenAFailedMigrationLeavesTheSchemaAsItWas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	raw, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range append(append([]string{}, migrations[:4]...), `PRAGMA user_version = 4`, `CREATE TABLE pace_groups (x TEXT)`) {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("build a version 4 database: %v", err)
+		}
+	}
+
+	db, err := Open(path)
+	if err == nil {
+		db.Close()
+		t.Fatal("Open migrated a database whose migration 9 cannot apply")
+	}
+	if !strings.Contains(err.Error(), "migrate to version 9") || !strings.Contains(err.Error(), path) {
+		t.Errorf("error = %v; want it to name the file and version 9", err)
+	}
+	var v, seedSources int
+	if err := raw.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != 4 {
+		t.Errorf("user_version = %d, %v; want 4", v, err)
+	}
+	if err := raw.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'seed_sources'`).Scan(&seedSources); err != nil || seedSources != 0 {
+		t.Errorf("seed_sources tables = %d, %v; want none (migration 8 undone)", seedSources, err)
+	}
+}

@@ -245,57 +245,48 @@ ALTER TABLE frontier ADD COLUMN listed_by TEXT NOT NULL DEFAULT '';
 // errForeign says a file belongs to another application.
 var errForeign = errors.New("not a polite database: it belongs to another application")
 
-// migrate brings the schema up to the last migration, one IMMEDIATE transaction
-// per migration, so two processes opening a new file at once do not both
-// build it.
+// migrate brings the schema up to the last migration in one IMMEDIATE
+// transaction: two processes opening a new file at once do not both build
+// it, and a migration that fails leaves the schema as it was.
 func (c *conn) migrate() error {
-	for {
-		done, err := c.migrateOne()
-		if err != nil || done {
-			return err
-		}
-	}
-}
-
-// migrateOne applies the next migration, if any, and reports whether the
-// schema is up to date.
-func (c *conn) migrateOne() (bool, error) {
 	tx, err := c.beginWrite("migrate")
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer tx.Rollback()
 
 	v, err := userVersion(tx)
 	if err != nil {
-		return false, err
+		return err
 	}
 	switch {
 	case v > len(migrations):
-		return false, fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
+		return fmt.Errorf("schema version %d is newer than this polite knows (%d): use a newer polite", v, len(migrations))
 	case v == len(migrations):
-		return true, requireOurs(tx, v)
+		return requireOurs(tx, v)
 	case v == 0:
-		if err := refuseForeign(tx); err != nil {
-			return false, err
-		}
+		err = refuseForeign(tx)
 	default:
-		if err := requireOurs(tx, v); err != nil {
-			return false, err
-		}
+		err = requireOurs(tx, v)
 	}
-	// A step left empty is a number reserved for a change that lands
-	// separately: nothing to do.
-	if migrations[v] != "" {
+	if err != nil {
+		return err
+	}
+	for ; v < len(migrations); v++ {
+		// A step left empty is a number reserved for a change that
+		// lands separately: nothing to do.
+		if migrations[v] == "" {
+			continue
+		}
 		if _, err := tx.Exec(migrations[v]); err != nil {
-			return false, fmt.Errorf("migrate to version %d: %w", v+1, explain(err))
+			return fmt.Errorf("migrate to version %d: %w", v+1, explain(err))
 		}
 	}
-	// PRAGMA takes no parameters; v+1 is our own integer.
-	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-		return false, fmt.Errorf("migrate to version %d: %w", v+1, explain(err))
+	// PRAGMA takes no parameters; v is our own integer.
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("migrate to version %d: %w", v, explain(err))
 	}
-	return v+1 == len(migrations), commit("migrate", tx)
+	return commit("migrate", tx)
 }
 
 // userVersion reads the schema version.
