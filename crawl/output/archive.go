@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,7 +143,8 @@ func writtenURL(line []byte) ([]byte, bool) {
 }
 
 // eachLine calls fn with every non-empty line of the file name under the
-// output folder, its newline cut; a missing file has none.
+// output folder, its newline cut; a missing file has none. The line is
+// fn's only until it returns.
 func (o *Dir) eachLine(name string, fn func(line []byte) error) error {
 	f, err := o.root.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -153,8 +155,16 @@ func (o *Dir) eachLine(name string, fn func(line []byte) error) error {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte // a line longer than the reader's buffer, gathered
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || long != nil {
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			line = long
+		}
 		if n := len(line); n > 0 && line[n-1] == '\n' {
 			line = line[:n-1]
 		}
@@ -163,6 +173,7 @@ func (o *Dir) eachLine(name string, fn func(line []byte) error) error {
 				return ferr
 			}
 		}
+		long = nil
 		if err == io.EOF {
 			return nil
 		}
@@ -177,7 +188,9 @@ type lineAt struct{ journal, line int32 }
 
 // newestLines is where each URL's newest journal line is: sorted by URL
 // key, one entry a URL, 24 bytes each (a map took about four times that).
-type newestLines []struct {
+type newestLines []newestLine
+
+type newestLine struct {
 	k  urlKey
 	at lineAt
 }
@@ -185,7 +198,7 @@ type newestLines []struct {
 // sortNewest sorts n by key and keeps, of each key, the newest line (the
 // last added).
 func (n newestLines) sortNewest() newestLines {
-	sort.SliceStable(n, func(i, j int) bool { return string(n[i].k[:]) < string(n[j].k[:]) })
+	slices.SortStableFunc(n, func(a, b newestLine) int { return bytes.Compare(a.k[:], b.k[:]) })
 	out := n[:0]
 	for _, e := range n {
 		if len(out) > 0 && out[len(out)-1].k == e.k {
@@ -213,14 +226,14 @@ func (n newestLines) find(k urlKey) (lineAt, bool) {
 func (o *Dir) MergeJournals(runs []string) error {
 	names := make([]string, len(runs))
 	var newest newestLines
+	lines := make([]int32, len(runs)) // each journal's non-empty lines
 	for j, run := range runs {
 		names[j] = path.Join(RunDir(run), pendingName)
-		var n int32
 		err := o.eachLine(names[j], func(line []byte) error {
 			if k, ok := lineURL(line); ok {
-				newest = append(newest, newestLines{{k, lineAt{int32(j), n}}}...)
+				newest = append(newest, newestLine{k, lineAt{int32(j), lines[j]}})
 			}
-			n++
+			lines[j]++
 			return nil
 		})
 		if err != nil {
@@ -228,6 +241,14 @@ func (o *Dir) MergeJournals(runs []string) error {
 		}
 	}
 	newest = newest.sortNewest()
+	// keep[j][n]: line n of journal j is its URL's newest, and is written.
+	keep := make([][]bool, len(runs))
+	for j, n := range lines {
+		keep[j] = make([]bool, n)
+	}
+	for _, e := range newest {
+		keep[e.at.journal][e.at.line] = true
+	}
 	err := o.replace(ManifestName, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		err := o.eachLine(ManifestName, func(line []byte) error {
@@ -242,12 +263,13 @@ func (o *Dir) MergeJournals(runs []string) error {
 			return fmt.Errorf("read %s: %w", ManifestName, err)
 		}
 		for j, name := range names {
-			var n int32
+			n := 0
 			err := o.eachLine(name, func(line []byte) error {
-				k, ok := lineURL(line)
-				at := n
 				n++
-				if newest, found := newest.find(k); ok && found && newest == (lineAt{int32(j), at}) {
+				if n > len(keep[j]) { // the journal grew since it was read
+					return fmt.Errorf("%s has more lines than it had", name)
+				}
+				if keep[j][n-1] {
 					return writeLine(bw, line)
 				}
 				return nil

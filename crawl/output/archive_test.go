@@ -3,9 +3,11 @@ package output
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,6 +18,7 @@ import (
 func TestMergeJournals(t *testing.T) {
 	t.Parallel()
 	line := func(url, file string) string { return `{"url":"` + url + `","status":200,"file":"` + file + `"}` }
+	long := func(name string) string { return "https://example.org/" + strings.Repeat(name, 150<<10) }
 	tests := []struct {
 		name     string
 		manifest string            // "" for none
@@ -39,6 +42,12 @@ func TestMergeJournals(t *testing.T) {
 			[]string{line("a", "a4"), line("b", "b4")}},
 		{"an unreadable manifest line is dropped", "garbage\n" + line("a", "a1") + "\n", map[string]string{"6": ""}, []string{"6"},
 			[]string{line("a", "a1")}},
+		{"a URL twice in one journal keeps its later line", line("a", "a1") + "\n",
+			map[string]string{"7": line("a", "a7") + "\n" + line("b", "b7") + "\n" + line("a", "a7b") + "\n"}, []string{"7"},
+			[]string{line("b", "b7"), line("a", "a7b")}},
+		{"lines longer than the reader's buffer are read whole", line(long("m"), "m1") + "\n" + line("a", "a1") + "\n",
+			map[string]string{"8": line(long("j"), "j8") + "\n" + line("a", "a8") + "\n" + line(long("m"), "m8") + "\n"}, []string{"8"},
+			[]string{line(long("j"), "j8"), line("a", "a8"), line(long("m"), "m8")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +88,7 @@ func TestMergeJournals(t *testing.T) {
 	}
 }
 
-func mustWrite(t *testing.T, name, text string) {
+func mustWrite(t testing.TB, name, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		t.Fatal(err)
@@ -147,4 +156,50 @@ func BenchmarkLineURL(b *testing.B) {
 			b.Fatal("no URL")
 		}
 	}
+}
+
+// BenchmarkMergeJournals merges a run's journal of 4,000 lines into a
+// manifest of 40,000 (a new output folder: none), as a crawl's end does.
+func BenchmarkMergeJournals(b *testing.B) {
+	for _, old := range []int{0, 40000} {
+		b.Run(fmt.Sprintf("manifest=%d", old), func(b *testing.B) {
+			dir := b.TempDir()
+			manifest := manifestLines(b, 0, old)
+			journal := manifestLines(b, old-2000, 4000) // half of it in the manifest
+			o, err := Open(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Close()
+			run := 0
+			for b.Loop() {
+				b.StopTimer()
+				run++
+				id := strconv.Itoa(run)
+				mustWrite(b, filepath.Join(dir, ManifestName), manifest)
+				mustWrite(b, filepath.Join(dir, runsDir, id, pendingName), journal)
+				b.StartTimer()
+				if err := o.MergeJournals([]string{id}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// manifestLines is n manifest lines as a crawl writes them, of pages
+// from to from+n.
+func manifestLines(b *testing.B, from, n int) string {
+	var s strings.Builder
+	for i := from; i < from+n; i++ {
+		line, err := json.Marshal(ManifestLine{Job: "nightly", Run: 42, URL: fmt.Sprintf("https://example.org/docs/page/%d", i),
+			Status: 200, File: fmt.Sprintf("example.org/docs_page_%d.html", i), SHA256: strings.Repeat("ab", 32), Bytes: 18340,
+			ContentType: "text/html; charset=utf-8", FetchedAt: "2026-12-03T13:58:18.256123456Z", Attempts: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Write(line)
+		s.WriteByte('\n')
+	}
+	return s.String()
 }
