@@ -24,17 +24,22 @@ func manyHosts(n, pages int) *Report {
 }
 
 // BenchmarkWriteHTML writes report.html of a crawl of 1,000 hosts of 4
-// pages each; it reports the page's size.
+// pages each, and of 200 hosts of 20 (the throughput bench's); it
+// reports the page's size.
 func BenchmarkWriteHTML(b *testing.B) {
-	r := manyHosts(1000, 4)
-	var n countingWriter
-	for b.Loop() {
-		n = 0
-		if err := r.WriteHTML(&n); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct{ hosts, pages int }{{1000, 4}, {200, 20}} {
+		b.Run(fmt.Sprintf("%dx%d", c.hosts, c.pages), func(b *testing.B) {
+			r := manyHosts(c.hosts, c.pages)
+			var n countingWriter
+			for b.Loop() {
+				n = 0
+				if err := r.WriteHTML(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/1e6, "MB/page")
+		})
 	}
-	b.ReportMetric(float64(n)/1e6, "MB/page")
 }
 
 type countingWriter int

@@ -73,6 +73,7 @@ func pacingRow(i int, h *hostView) template.HTML {
 // chart, on the run's time axis (dur).
 func hostSection(i int, h *hostView, dur float64) template.HTML {
 	var b strings.Builder
+	b.Grow(1<<10 + timelineSize(h.HostStats))
 	secs := func(s float64) string { return escaper.Replace(HumanSeconds(s)) }
 	fmt.Fprintf(&b, "<section class=\"host\" id=\"host-%d\">\n<h3>%s", i, escaper.Replace(h.Host))
 	if t := h.Trouble.String(); t != "" {
@@ -87,7 +88,7 @@ func hostSection(i int, h *hostView, dur float64) template.HTML {
 	fmt.Fprintf(&b, "; delay %s at start, %s at most, %s at end; floor %s (%s); stopped: %s.</p>\n",
 		secs(h.DelayStartS), secs(h.DelayMaxS), secs(h.DelayEndS), secs(h.FloorS), escaper.Replace(h.FloorSource),
 		escaper.Replace(h.Stopped.String()))
-	b.WriteString(string(timelineSVG(h.HostStats, dur)))
+	drawTimeline(&b, h.HostStats, dur)
 	b.WriteString("\n</section>")
 	return template.HTML(b.String())
 }

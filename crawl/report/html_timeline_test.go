@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,27 @@ func TestTimelineDrawsHolds(t *testing.T) {
 				t.Errorf("timeline lacks %q", tt.want)
 			}
 		})
+	}
+}
+
+// An answer's mark reads as the format it replaced wrote it, for every
+// kind of answer and for times on each side of HumanSeconds' steps.
+func TestAppendDotWritesWhatFmtWrote(t *testing.T) {
+	for _, status := range []int{0, 200, 301, 404, 429, 503} {
+		for _, at := range []float64{0, 0.004, 0.005, 9.994, 9.996, 10, 59.94, 59.96, 60, 3599.4, 3600, 90000, -1} {
+			for _, lat := range []float64{0, 0.5, 1.5, 2.5, 812.49, 1e6} {
+				p := Point{AtS: at, LatencyMS: lat, Status: status}
+				cx, cy := 100+at/7, 60+lat/9
+				want := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%d, %.0f ms at %s</title></circle>`,
+					cx, cy, dotR, statusClass(status), status, lat, HumanSeconds(at))
+				if status == 0 {
+					want = fmt.Sprintf(`<path d="M%.1f %.1fl6 6m0 -6l-6 6" stroke="#1f2328" stroke-width="1.5"><title>error at %s</title></path>`,
+						cx-3, cy-3, HumanSeconds(at))
+				}
+				if got := string(appendDot(nil, cx, cy, statusClass(status), p)); got != want {
+					t.Errorf("appendDot(%+v) =\n%s\nwant\n%s", p, got, want)
+				}
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,6 +25,19 @@ func HumanSeconds(s float64) string {
 		return fmt.Sprintf("%.1fs", s)
 	}
 	return HumanDuration(s)
+}
+
+// appendSeconds appends HumanSeconds(s) to buf.
+func appendSeconds(buf []byte, s float64) []byte {
+	switch {
+	case s < 10:
+		buf = strconv.AppendFloat(buf, s, 'f', 2, 64)
+	case s < 60:
+		buf = strconv.AppendFloat(buf, s, 'f', 1, 64)
+	default:
+		return append(buf, HumanDuration(s)...)
+	}
+	return append(buf, 's')
 }
 
 // HumanDuration renders a span of seconds for a person: "850ms", "4.2s",
