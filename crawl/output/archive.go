@@ -183,6 +183,37 @@ func (o *Dir) eachLine(name string, fn func(line []byte) error) error {
 	}
 }
 
+// countLines counts the lines of the file name under the output folder,
+// a last one without its newline included; a missing file has none.
+func (o *Dir) countLines(name string) (int, error) {
+	f, err := o.root.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, last := 0, byte('\n')
+	for {
+		m, err := f.Read(buf)
+		if m > 0 {
+			n += bytes.Count(buf[:m], []byte{'\n'})
+			last = buf[m-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 // lineAt is where the newest line of a URL is: which journal, which line.
 type lineAt struct{ journal, line int32 }
 
@@ -225,10 +256,18 @@ func (n newestLines) find(k urlKey) (lineAt, bool) {
 // journal the run's own manifest.
 func (o *Dir) MergeJournals(runs []string) error {
 	names := make([]string, len(runs))
-	var newest newestLines
-	lines := make([]int32, len(runs)) // each journal's non-empty lines
+	most := 0 // the journals' lines: newest is made to hold them, not grown
 	for j, run := range runs {
 		names[j] = path.Join(RunDir(run), pendingName)
+		n, err := o.countLines(names[j])
+		if err != nil {
+			return fmt.Errorf("merge manifest: read %s: %w", names[j], err)
+		}
+		most += n
+	}
+	newest := make(newestLines, 0, most)
+	lines := make([]int32, len(runs)) // each journal's non-empty lines
+	for j := range runs {
 		err := o.eachLine(names[j], func(line []byte) error {
 			if k, ok := lineURL(line); ok {
 				newest = append(newest, newestLine{k, lineAt{int32(j), lines[j]}})
