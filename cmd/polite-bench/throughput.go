@@ -112,6 +112,12 @@ func (b *bench) runThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var base peer
+	if o.baseline != "" {
+		if base, err = b.baseline(ctx, dir, "base", false, "", urls, origins); err != nil {
+			return err
+		}
+	}
 	b.progress("throughput: %s crawl, %d URLs", o.polite, len(urls))
 	if t.polite, err = runBinary(ctx, o, dir, urls, origins); err != nil {
 		return err
@@ -121,7 +127,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 			return err
 		}
 	}
-	if t.peers, err = b.peers(ctx, dir, urls, origins); err != nil {
+	if t.peers, err = b.peers(ctx, dir, base, urls, origins); err != nil {
 		return err
 	}
 	if err := b.sharedThroughput(ctx, t, dir, urls, origins); err != nil {

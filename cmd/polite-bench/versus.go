@@ -21,39 +21,55 @@ type peer struct {
 	shared bool // on PostgreSQL: compared with this polite's own workers
 }
 
-// peers runs, in this order, the baseline binary, the baseline with
-// --warc and, under POLITE_TEST_POSTGRES, the baseline's workers on one
-// PostgreSQL job (compared with this polite's); what is missing (no
-// -baseline) is left out.
-func (b *bench) peers(ctx context.Context, dir string, urls []string, origins []*origin) ([]peer, error) {
+// baseline runs the -baseline binary over urls, plain or with --warc, in
+// the folder sub of dir; again names a second run of it.
+func (b *bench) baseline(ctx context.Context, dir, sub string, warc bool, again string, urls []string, origins []*origin) (peer, error) {
+	o := b.opts
+	name, extra := "baseline "+filepath.Base(o.baseline), []string(nil)
+	if warc {
+		name, extra = name+" --warc", []string{"--warc"}
+	}
+	b.progress("throughput: %s%s, %d URLs", name, again, len(urls))
+	d := filepath.Join(dir, sub)
+	if err := os.Mkdir(d, 0o700); err != nil {
+		return peer{}, err
+	}
+	bo := o
+	bo.polite = o.baseline
+	f, err := runBinary(ctx, bo, d, urls, origins, extra...)
+	if err != nil {
+		return peer{}, err
+	}
+	if warc {
+		if f.inWarc, err = warcCaptures(filepath.Join(d, "out", "warc")); err != nil {
+			return peer{}, err
+		}
+	}
+	return peer{name: name, f: f, kept: !warc}, nil // as polite's own rows: --warc's counts take in the requisites
+}
+
+// peers runs, in this order, the baseline binary again (its row is the
+// mean of that run and first's, which ran before polite: the second of
+// two runs in a row ran up to a tenth faster, whichever binary it was),
+// the baseline with --warc and, under POLITE_TEST_POSTGRES, the
+// baseline's workers on one PostgreSQL job (compared with this polite's);
+// what is missing (no -baseline) is left out.
+func (b *bench) peers(ctx context.Context, dir string, first peer, urls []string, origins []*origin) ([]peer, error) {
 	o := b.opts
 	var ps []peer
 	if o.baseline != "" {
-		for _, warc := range []bool{false, true} {
-			if warc && !o.warc {
-				continue
-			}
-			name, extra, sub := "baseline "+filepath.Base(o.baseline), []string(nil), "base"
-			if warc {
-				name, extra, sub = name+" --warc", []string{"--warc"}, "base-warc"
-			}
-			b.progress("throughput: %s, %d URLs", name, len(urls))
-			d := filepath.Join(dir, sub)
-			if err := os.Mkdir(d, 0o700); err != nil {
+		p, err := b.baseline(ctx, dir, "base-again", false, " again", urls, origins)
+		if err != nil {
+			return nil, err
+		}
+		f := mean(first.f, p.f)
+		f.recorded, f.onDisk = min(first.f.recorded, p.f.recorded), min(first.f.onDisk, p.f.onDisk)
+		ps = append(ps, peer{name: p.name + " (mean of 2)", f: f, kept: true})
+		if o.warc {
+			if p, err = b.baseline(ctx, dir, "base-warc", true, "", urls, origins); err != nil {
 				return nil, err
 			}
-			bo := o
-			bo.polite = o.baseline
-			f, err := runBinary(ctx, bo, d, urls, origins, extra...)
-			if err != nil {
-				return nil, err
-			}
-			if warc {
-				if f.inWarc, err = warcCaptures(filepath.Join(d, "out", "warc")); err != nil {
-					return nil, err
-				}
-			}
-			ps = append(ps, peer{name: name, f: f, kept: !warc}) // as polite's own rows: --warc's counts take in the requisites
+			ps = append(ps, p)
 		}
 		if base := os.Getenv(benchPostgres); base != "" {
 			name := fmt.Sprintf("baseline %s, %d workers on PostgreSQL", filepath.Base(o.baseline), sharedThroughputWorkers)
