@@ -221,6 +221,7 @@ type lineAt struct{ journal, line int32 }
 // key, one entry a URL, 24 bytes each (a map took about four times that).
 type newestLines []newestLine
 
+// newestLine is a URL's key and where its newest line is.
 type newestLine struct {
 	k  urlKey
 	at lineAt
