@@ -191,7 +191,7 @@ func (t *throughputResult) print(w io.Writer) {
 	fmt.Fprintf(w, "throughput: %d unthrottled hosts x %d pages (%d URLs, robots.txt on each), floors 0, --concurrency %d\n",
 		t.hosts, t.pages, t.urls(), t.concurrency)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s\tCPU s\tto 1st request s\tafter last page s")
+	fmt.Fprintln(tw, "crawler\tpages/s\tpages/s to 90%\tpeak RSS MB\tin SQLite\ton disk\twall s\tCPU s\tto 1st request s\tafter last request s")
 	line := func(name string, f crawlerFigures, rss, kept bool) {
 		r, rec, disk, cpu := "-", "-", "-", "-"
 		if rss {

@@ -36,7 +36,7 @@ type crawlerFigures struct {
 	p90   time.Duration // from the first request to the arrival of 90% of the pages
 	start time.Time     // when the crawler was started
 	// startup is from the start to the first request the origins saw,
-	// and tail from the last page they served to the crawler's exit.
+	// and tail from the last request they saw to the crawler's exit.
 	startup, tail time.Duration
 	rssKiB        int64         // peak resident set of the child process
 	cpu           time.Duration // user and system CPU time of the child process
@@ -153,7 +153,7 @@ func (b *bench) runThroughput(ctx context.Context) error {
 // served reads the 2xx page answers the origins counted (robots.txt left
 // out) into f, with the time to 90% of them, and resets the origins.
 func served(origins []*origin, f *crawlerFigures) error {
-	var first time.Time
+	var first, last time.Time
 	var pages []time.Time
 	complete := map[string]int{} // origin and page -> its 2xx answers, page included
 	for _, o := range origins {
@@ -165,6 +165,9 @@ func served(origins []*origin, f *crawlerFigures) error {
 		for _, r := range s.Log {
 			if first.IsZero() || r.At.Before(first) {
 				first = r.At
+			}
+			if r.At.After(last) {
+				last = r.At
 			}
 			if r.Status != http.StatusOK || isRobots(r.Path) {
 				continue
@@ -189,7 +192,7 @@ func served(origins []*origin, f *crawlerFigures) error {
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Before(pages[j]) })
 	f.p90 = pages[(len(pages)*90+99)/100-1].Sub(first)
 	if !f.start.IsZero() {
-		f.startup, f.tail = first.Sub(f.start), f.start.Add(f.wall).Sub(pages[len(pages)-1])
+		f.startup, f.tail = first.Sub(f.start), f.start.Add(f.wall).Sub(last)
 	}
 	return nil
 }
