@@ -168,8 +168,12 @@ func (t *throughputResult) besideTargets() []string {
 	p := t.polite
 	if t.colly != nil && t.durable.wall > 0 {
 		r, d := p.rate()/t.colly.rate(), p.rate()/t.durable.rate()
-		out = append(out, fmt.Sprintf("throughput beside colly: polite >= 1.0 of colly's pages/s: %s (%.2f); >= 0.9 of the durable reference's, proposed instead: %s (%.2f; the durable reference is %.2f of colly)",
-			verdict(r >= 1), r, verdict(d >= 0.9), d, t.durable.rate()/t.colly.rate()))
+		between := "" // the crawl without its start and end
+		if t.colly.sustained() > 0 {
+			between = fmt.Sprintf(", %.2f from the first request to 90%% of the pages", p.sustained()/t.colly.sustained())
+		}
+		out = append(out, fmt.Sprintf("throughput beside colly: polite >= 1.0 of colly's pages/s: %s (%.2f%s); >= 0.9 of the durable reference's, proposed instead: %s (%.2f; the durable reference is %.2f of colly)",
+			verdict(r >= 1), r, between, verdict(d >= 0.9), d, t.durable.rate()/t.colly.rate()))
 	}
 	if w := t.withWarc; w != nil && w.wall > 0 && p.wall > 0 {
 		plain := float64(t.urls()+t.hosts) / p.wall.Seconds()
