@@ -205,6 +205,17 @@ type RobotsCopy struct {
 	TDMRep    TDMRepCopy
 }
 
+// CheckRobotsCopies fails when a copy of cs names no host: then none of
+// them is stored, nor kept for storing.
+func CheckRobotsCopies(cs []RobotsCopy) error {
+	for _, c := range cs {
+		if c.Host == "" {
+			return errors.New("store robots.txt copy: no host")
+		}
+	}
+	return nil
+}
+
 // TDMRepCopy is a stored /.well-known/tdmrep.json fetch (TDMRep's usage
 // preferences); its zero value is none stored: never asked for, or the
 // origin did not answer.

@@ -1,7 +1,6 @@
 package robotscache
 
 import (
-	"errors"
 	"slices"
 
 	"github.com/polite-crawler/polite/crawl/frontier"
@@ -30,10 +29,10 @@ func (d *Deferred) Robots(host string) (frontier.RobotsCopy, bool, error) {
 // PutRobots keeps cs for the next Flush, each replacing a waiting copy
 // of its host.
 func (d *Deferred) PutRobots(cs ...frontier.RobotsCopy) error {
+	if err := frontier.CheckRobotsCopies(cs); err != nil {
+		return err
+	}
 	for _, c := range cs {
-		if c.Host == "" {
-			return errors.New("store robots.txt copy: no host")
-		}
 		d.waiting = slices.DeleteFunc(d.waiting, func(w frontier.RobotsCopy) bool { return w.Host == c.Host })
 		d.waiting = append(d.waiting, c)
 	}

@@ -235,10 +235,8 @@ func (rc *RobotsCache) Robots(host string) (frontier.RobotsCopy, bool, error) {
 // PutRobots stores robots.txt copies, each replacing its host's old one,
 // in one transaction.
 func (rc *RobotsCache) PutRobots(cs ...frontier.RobotsCopy) error {
-	for _, c := range cs {
-		if c.Host == "" {
-			return errors.New("store robots.txt copy: no host")
-		}
+	if err := frontier.CheckRobotsCopies(cs); err != nil {
+		return err
 	}
 	if len(cs) == 0 {
 		return nil
