@@ -17,17 +17,9 @@ func Plural(n int, one, many string) string {
 
 // HumanSeconds renders a delay in seconds the way status and the reports
 // show it: "0.84s", "12.0s", "2m05s", "1h10m".
-func HumanSeconds(s float64) string {
-	switch {
-	case s < 10:
-		return fmt.Sprintf("%.2fs", s)
-	case s < 60:
-		return fmt.Sprintf("%.1fs", s)
-	}
-	return HumanDuration(s)
-}
+func HumanSeconds(s float64) string { return string(appendSeconds(nil, s)) }
 
-// appendSeconds appends HumanSeconds(s) to buf.
+// appendSeconds appends HumanSeconds(s) to buf, for a report's many marks.
 func appendSeconds(buf []byte, s float64) []byte {
 	switch {
 	case s < 10:
